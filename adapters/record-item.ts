@@ -1,9 +1,10 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { canonicalJson } from '../shared/canonical/canonical-json';
 import type { LogEntry } from '../shared/log/log-extension';
+import type { RecordBatchPlace } from '../shared/seal/record-batch';
 import { type Item, itemOf } from './item';
 import { LineageKeys } from './lineage-keys';
-import { NOT_JSON, readAttribute, readHashes, readStoredJson } from './read-attribute';
+import { NOT_JSON, readAttribute, readBinary, readHashes, readStoredJson } from './read-attribute';
 
 /**
  * Most a stored record may inflate to, as a multiple of its compressed bytes. The writer
@@ -29,18 +30,55 @@ export function storedRecordBytes(text: string): string | Uint8Array {
  * The record item of a log entry: the record as canonical JSON without its manifest, which is
  * stored once in the manifest item its header names (`manifestItem`, adapters/manifest-item.ts),
  * compressed when that pays ({@link storedRecordBytes}), with the tree nodes it completes, binary
- * ({@link recordNodesOf}; docs/pipeline.md, "Data layout").
+ * ({@link recordNodesOf}; docs/pipeline.md, "Data layout"), and a batch-MAC'd record's place in
+ * its batch, binary ({@link macBatchBytes}), not in the JSON.
  */
 export function recordItem(lineageId: string, { record, nodes }: LogEntry): Item {
   // The nodes in binary, 32 bytes each: half the bytes of their hex text (a few dozen per record).
   const seq = record.header.monotonicSequenceNumber;
-  const { manifest: _stored, ...withoutManifest } = record;
+  const { manifest: _stored, macBatch, ...withoutManifest } = record;
   return itemOf({
     pk: LineageKeys.lineage(lineageId),
     sk: LineageKeys.record(seq),
     record: storedRecordBytes(canonicalJson(withoutManifest)),
     nodes: Buffer.concat(nodes.map((hash) => Buffer.from(hash, 'hex'))),
+    ...(macBatch === undefined ? {} : { macBatch: macBatchBytes(macBatch) }),
   });
+}
+
+/**
+ * A record's place in its MAC batch as the record item's `macBatch` attribute (docs/sealing.md,
+ * "Stored items"): the leaf index and the batch size, 4 bytes each (big-endian), then the audit
+ * path, 32 bytes a hash. A batch of 10 records is 8 + 4 × 32 = 136 bytes, a third of the path's
+ * hex text in the JSON.
+ *
+ * @throws {RangeError} when the index or size is not a 32-bit unsigned integer, or a path element not 64 hex
+ */
+export function macBatchBytes({ index, size, path }: RecordBatchPlace): Uint8Array {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(index, 0);
+  head.writeUInt32BE(size, 4);
+  const hashes = path.map((node) => {
+    if (!/^[0-9a-f]{64}$/.test(node)) throw new RangeError(`path element ${node} is not 64 lowercase hex`);
+    return Buffer.from(node, 'hex');
+  });
+  return Buffer.concat([head, ...hashes]);
+}
+
+/**
+ * The place a record item's `macBatch` attribute stores, unverified: index, size and path (hex,
+ * 32 bytes an element; a last element cut short reads shorter, so its MAC fails). An attribute
+ * that is not binary or shorter than 8 bytes reads as index 0 of a batch of 0 (a place no MAC
+ * check accepts); `undefined` without the attribute.
+ */
+export function macBatchOf(item: Item): RecordBatchPlace | undefined {
+  if (item.macBatch === undefined) return undefined;
+  const bytes = readBinary(item, 'macBatch');
+  if (bytes === undefined || bytes.byteLength < 8) return { index: 0, size: 0, path: [] };
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const path: string[] = [];
+  for (let at = 8; at < view.byteLength; at += 32) path.push(view.subarray(at, at + 32).toString('hex'));
+  return { index: view.readUInt32BE(0), size: view.readUInt32BE(4), path };
 }
 
 /**
@@ -58,9 +96,20 @@ export function recordNodesOf(item: Item): unknown[] | null {
  * it); `null` when the item has no `record`, or one that is neither text nor gzip that inflates
  * within {@link MAX_RECORD_INFLATION} times its size. Both forms read: text (items written before
  * records were compressed, and records compression does not shrink) and gzip (docs/sealing.md,
- * "Stored items").
+ * "Stored items"). A batch-MAC'd record gets its `macBatch` from the item's binary attribute
+ * ({@link macBatchOf}); the place is stored one way only, so a `macBatch` inside the JSON reads
+ * as a place no MAC check accepts (a second spelling never authenticates a record).
  */
 export function recordOf(item: Item): unknown {
+  const record = storedRecordOf(item);
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) return record;
+  if (Object.hasOwn(record, 'macBatch')) return { ...record, macBatch: { index: 0, size: 0, path: [] } };
+  const macBatch = macBatchOf(item);
+  return macBatch === undefined ? record : { ...record, macBatch };
+}
+
+/** The `record` attribute, parsed ({@link recordOf} without the batch place). */
+function storedRecordOf(item: Item): unknown {
   const value = readAttribute(item, 'record');
   let text: string;
   if (typeof value === 'string') text = value;

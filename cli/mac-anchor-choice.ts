@@ -2,6 +2,7 @@ import type { KMSClient } from '@aws-sdk/client-kms';
 import { UnavailableMacAnchor } from '../client/unavailable-mac-anchor';
 import type { AnchorSignature, MacAnchor } from '../shared/ports/mac-anchor';
 import { LocalHmacAnchor, MIN_LOCAL_KEY_BYTES } from '../shared/seal/local-hmac-anchor';
+import { VerifyOnceMacAnchor } from '../shared/seal/verify-once-mac-anchor';
 import { BadInputError } from './errors';
 import type { CliIo } from './io';
 import { kmsReachable } from './kms-reachable';
@@ -121,7 +122,10 @@ export function chooseAnchor(
   if (!options.offline && (options.kms || kmsReachable(io.env))) {
     if (pinned) {
       const note = pinned.source === '--key-id' ? null : `key pinned from ${pinned.source}`;
-      return { anchor: new DeferredKmsMacAnchor(io.env, keyId), macCheck: MacCheck.KMS, keyId, note };
+      // One `VerifyMac` per distinct MAC of the run: the records of one sealer invocation share
+      // their batch MAC (docs/sealing.md, "The record and its seal").
+      const anchor = new VerifyOnceMacAnchor(new DeferredKmsMacAnchor(io.env, keyId));
+      return { anchor, macCheck: MacCheck.KMS, keyId, note };
     }
     const reason = 'not pinned by the verifier (named only by the data): pass --key-id or --stack';
     return {

@@ -12,6 +12,7 @@ import {
 } from '../../shared/errors';
 import type { LineageIndexValue, ResidualIndexValue } from '../../shared/index/index-entry';
 import { checkAgainstIndex } from '../../shared/integrator/check-against-index';
+import type { HeadState, HeadStateMac } from '../../shared/log/head-state-mac';
 import type { LogState } from '../../shared/log/log-state';
 import { MAX_ROLL_FORWARD_RECORDS } from '../../shared/log/records-past-head';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
@@ -21,14 +22,15 @@ import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { ChainTip } from '../../shared/seal/chain-tip';
 import type { LineageHead } from '../../shared/seal/lineage-head';
-import { sealValidated } from '../../shared/seal/seal-record';
+import { macRecords, type RecordMac, type RecordToMac } from '../../shared/seal/mac-records';
+import { recordOnTip, type UnmacdRecord, withMac } from '../../shared/seal/seal-record';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { sealsSignedRequest } from '../../shared/seal/seals-signed-request';
 import { MetricName } from '../common/metric-name';
 import type { PipelineMetrics } from '../common/pipeline-metrics';
 import type { ServiceLogger } from '../common/service-logger';
 import { appendBackoff, type BackoffClock, MAX_APPEND_ATTEMPTS } from './append-backoff';
-import type { HeadMacMember } from './head-mac-batcher';
+import type { MacBatchMember } from './mac-batcher';
 import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';
 import type { SealedRunNoticeBatch } from './sealed-run-notice-batch';
 import type { IndexFloor, IndexFloors, IndexUnverifiable } from './sealer-index';
@@ -56,7 +58,7 @@ export const MAX_RUN_BODY_BYTES = 3_000_000;
 /** What {@link RunSealer} needs. */
 export interface RunSealerDeps extends BackoffClock {
   readonly store: LineageStore;
-  /** MACs record headers (KMS `HMAC_256`, the records' anchor). */
+  /** MACs records (alone, or a batch of them) and head states (KMS `HMAC_256`, the records' anchor). */
   readonly anchor: MacAnchor;
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
@@ -67,7 +69,15 @@ export interface RunSealerDeps extends BackoffClock {
   readonly maxUnintegratedSearch?: number;
 }
 
-/** A write sealed on the tip, waiting for the append. */
+/** A write sealed on the tip, waiting for its MAC (the invocation's record batch). */
+interface OnTip {
+  readonly item: Pending;
+  readonly record: UnmacdRecord;
+  /** The record's header bytes. */
+  readonly message: Uint8Array;
+}
+
+/** A write sealed on the tip with its MAC, waiting for the append. */
 interface Sealed {
   readonly item: Pending;
   readonly record: SealedRecord;
@@ -77,7 +87,7 @@ interface Sealed {
  * Steps 2–5 of the sealer for one run (consecutive writes to one lineage, docs/verifiable-log.md
  * "Appending"): the lineage state authenticated, each write sealed on its tip, the records put,
  * then (only once they landed) the new tree's head state MAC'd (with the other runs' of the
- * invocation, one `GenerateMac`: head-mac-batcher.ts; no `Sign`), then the head moved with the markers
+ * invocation, one `GenerateMac`: mac-batcher.ts; no `Sign`), then the head moved with the markers
  * (docs/sealing.md, "The write"), each write's outcome announced (sealed, awaiting integration).
  * A run of records a crash left past the head is rolled forward first (`SealerLog.authenticatedState`).
  * A lost race waits (exponential backoff, full jitter), re-reads and re-seals what is left, up to
@@ -104,15 +114,18 @@ export class RunSealer {
    * @param index - the floors of this run's invocation (one deployment-head read shared by its
    *   runs, docs/pipeline.md "Concurrency") the run is checked against (docs/sealing.md, "The
    *   index floor"); `null`: none
-   * @param heads - the run's group in its invocation's head-state MAC batch (head-mac-batcher.ts):
+   * @param heads - the run's group in its invocation's head-state MAC batch (mac-batcher.ts):
    *   the run's new head state is MAC'd with the other runs'; absent: a MAC of its own
+   * @param recordMacs - the run's group in its invocation's record MAC batch (mac-batcher.ts): the
+   *   run's records are MAC'd with the other runs', before they are stored; absent: a batch of their own
    * @param notices - the invocation's sealed-run notices (sealed-run-notice-batch.ts), sent once
    *   its runs are done; `null`: no integrator, no notice
    */
   async seal(
     run: readonly Pending[],
     index: IndexFloors | null,
-    heads: HeadMacMember | null = null,
+    heads: MacBatchMember<HeadState, HeadStateMac> | null = null,
+    recordMacs: MacBatchMember<readonly RecordToMac[], readonly RecordMac[]> | null = null,
     notices: SealedRunNoticeBatch | null = null,
   ): Promise<Map<number, SealOutcome>> {
     const lineageId = (run[0] as Pending).request.request.lineageId;
@@ -182,16 +195,21 @@ export class RunSealer {
       // The rolled-forward records' notice: the integrator integrates the head it was moved to.
       if (rolledForward.length > 0) this.#notify(notices, state, rolledForward);
       if (floor !== null && (await this.#refusedByIndex(remaining, outcomes, state, floor, landed))) return outcomes;
-      const { sealed, settled } = await this.#sealOnTip(
+      const { sealed: onTip, settled } = await this.#sealOnTip(
         remaining,
         state,
         expectedHead,
         floor?.kind === 'FLOOR' ? floor : null,
       );
-      for (const { item, record } of sealed) attempted.set(item.index, record.header);
+      for (const { item, record } of onTip) attempted.set(item.index, record.header);
       for (const [index, outcome] of settled) outcomes.set(index, outcome);
       remaining = remaining.filter((item) => !settled.has(item.index));
-      if (sealed.length === 0) return outcomes;
+      if (onTip.length === 0) return outcomes;
+      // The records' MAC, before they are stored (the record item carries it): the invocation's
+      // batch, or after it fired (a retry after a lost race, a second run of the group) a batch of
+      // their own (docs/sealing.md, "The record and its seal").
+      const sealed = await this.#mac(onTip, recordMacs, outcomes);
+      if (sealed === null) return outcomes;
 
       // Step 1, the records in seq order; only then their head state MAC'd, step 2, the head and the
       // markers (docs/sealing.md, "The write"): no head-state MAC ever names a state whose records
@@ -376,9 +394,9 @@ export class RunSealer {
     state: LogState,
     expectedHead: LineageHead | null,
     floor: IndexFloor | null,
-  ): Promise<{ sealed: Sealed[]; settled: Map<number, SealOutcome> }> {
+  ): Promise<{ sealed: OnTip[]; settled: Map<number, SealOutcome> }> {
     const { store, anchor, clock, logger } = this.#deps;
-    const sealed: Sealed[] = [];
+    const sealed: OnTip[] = [];
     const settled = new Map<number, SealOutcome>();
     let tip: ChainTip | null = state.tip;
     let policy: LineagePolicy | null = state.policy;
@@ -493,8 +511,8 @@ export class RunSealer {
         }
       }
       try {
-        const record = await sealValidated(item.seal, tip, anchor, clock());
-        sealed.push({ item, record });
+        const { record, message } = recordOnTip(item.seal, tip, anchor.keyId, clock());
+        sealed.push({ item, record, message });
         tip = {
           lineageId,
           seq: record.header.monotonicSequenceNumber,
@@ -528,6 +546,34 @@ export class RunSealer {
       }
     }
     return { sealed, settled };
+  }
+
+  /**
+   * `onTip` with their MACs: from the invocation's record batch (`recordMacs`), else one batch of
+   * their own. A MAC the anchor refuses for good (another key, another algorithm) refuses each
+   * write (`SEAL_REFUSED`, into `outcomes`) and gives `null`; a retryable failure (the key
+   * unavailable) is rethrown, so the group is delivered again.
+   */
+  async #mac(
+    onTip: readonly OnTip[],
+    recordMacs: MacBatchMember<readonly RecordToMac[], readonly RecordMac[]> | null,
+    outcomes: Map<number, SealOutcome>,
+  ): Promise<Sealed[] | null> {
+    const asked = onTip.map(({ record, message }) => ({ recordHash: record.recordHash, message }));
+    let macs: readonly RecordMac[];
+    try {
+      macs = recordMacs ? await recordMacs.mac(asked) : await macRecords(asked, this.#deps.anchor);
+    } catch (error) {
+      if (!(error instanceof ResealError) || error.retryable) throw error;
+      for (const { item } of onTip) {
+        outcomes.set(
+          item.index,
+          await this.#outcomes.reject(item.message, item.request, RejectionReason.SEAL_REFUSED, error.message),
+        );
+      }
+      return null;
+    }
+    return onTip.map(({ item, record }, i) => ({ item, record: withMac(record, macs[i] as RecordMac) }));
   }
 
   /**
@@ -637,14 +683,14 @@ export class RunSealer {
     marker: ResidualLocation | null,
     residuals: ReadonlyMap<string, ResidualIndexValue> | null,
     pastOf: (item: Pending) => Promise<ReadonlyMap<string, SealedRecord> | string | null>,
-    sealed: readonly Sealed[],
+    sealed: readonly OnTip[],
     state: LogState,
   ): Promise<'THIS_RUN' | { readonly record: SealedRecord; readonly checkpoint: string | null } | null> {
     const { request, verdict } = item.request;
     const { lineageId, residualId } = request;
     const exact = (record: SealedRecord | null | undefined): record is SealedRecord =>
       !!record && sealsSignedRequest(request, verdict.verdictDigest, record);
-    if (sealed.some((s) => exact(s.record))) return 'THIS_RUN';
+    if (sealed.some((s) => sealsSignedRequest(request, verdict.verdictDigest, s.record))) return 'THIS_RUN';
     const indexed = residuals?.get(residualId);
     if (indexed) {
       const record = await this.#log.provenRecordAt(lineageId, indexed.seq, state);

@@ -265,7 +265,7 @@ export class SealerLog {
 
   /**
    * The MAC of `extension`'s head state (one `GenerateMac` of its own, or `mac`'s: the
-   * invocation's batch, functions/sealer/head-mac-batcher.ts); with a checkpoint signer
+   * invocation's batch, functions/sealer/mac-batcher.ts); with a checkpoint signer
    * (transitional), its lineage checkpoint signed too (one `Sign`), else `null`. Called only once
    * the extension's records are stored (docs/verifiable-log.md, "Appending"): a state whose records
    * did not land is never MAC'd nor signed, so no head-state MAC names one.
@@ -294,7 +294,7 @@ export class SealerLog {
     lineageId: string,
     seq: number,
     state: LogState,
-    sealed: readonly { record: SealedRecord }[],
+    sealed: readonly { record: Pick<SealedRecord, 'header' | 'recordHash'> }[],
   ): Promise<string | null> {
     if (seq >= state.size) {
       return sealed.find((s) => s.record.header.monotonicSequenceNumber === seq)?.record.recordHash ?? null;

@@ -3,6 +3,7 @@ import { parseStrictJson } from '../../shared/canonical/strict-json';
 import { StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json-error';
 import { InvalidInputError } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
+import type { HeadState, HeadStateMac } from '../../shared/log/head-state-mac';
 import { sealerKeyName } from '../../shared/log/log-names';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
@@ -11,12 +12,13 @@ import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
 import { Identifier } from '../../shared/schemas/identifier';
+import type { RecordMac, RecordToMac } from '../../shared/seal/mac-records';
 import { logInfrastructureFailure } from '../common/log-infrastructure-failure';
 import type { PipelineMetrics } from '../common/pipeline-metrics';
 import { RefusalRecorder } from '../common/refusal-recorder';
 import type { ServiceLogger } from '../common/service-logger';
 import { APPEND_RETRY_BASE_MS, MAX_APPEND_ATTEMPTS } from './append-backoff';
-import { HeadMacBatcher } from './head-mac-batcher';
+import { headMacBatcher, type MacBatcher, recordMacBatcher } from './mac-batcher';
 import { type NamedIds, type Pending, type SealMessage, type SealOutcome, SealOutcomes } from './seal-outcomes';
 import { checkSealRequest, resolveSealRequestPolicy } from './seal-request-check';
 import { parseSealRequest } from './seal-request-parse';
@@ -87,7 +89,8 @@ export interface SealerDeps {
 /**
  * What the message groups of one sealer invocation share (docs/pipeline.md, "Concurrency"): one
  * read of the deployment head, made when the first run asks for its index floor, and one
- * `GenerateMac` for the new head states of its runs. From {@link SealerService.beginInvocation}.
+ * `GenerateMac` for the records of its runs and one for their new head states. From
+ * {@link SealerService.beginInvocation}.
  */
 export interface SealerInvocation {
   /** The invocation's index floors; `null` without an index. */
@@ -96,7 +99,13 @@ export interface SealerInvocation {
    * The invocation's head-state MAC batch (docs/verifiable-log.md, "Appending"): each group joins
    * it while it is handled; absent: each run's head gets a MAC of its own.
    */
-  readonly heads?: HeadMacBatcher;
+  readonly heads?: MacBatcher<HeadState, HeadStateMac>;
+  /**
+   * The invocation's record MAC batch (docs/sealing.md, "The record and its seal"): one
+   * `GenerateMac` for the records of every run, before they are stored; each group joins it while
+   * it is handled. Absent: each run's records get a MAC of their own.
+   */
+  readonly records?: MacBatcher<readonly RecordToMac[], readonly RecordMac[]>;
   /**
    * The invocation's sealed-run notices, sent by {@link SealerService.endInvocation} once its runs
    * are done (docs/deployment-log.md, "Sealed-run notices"); absent: no notifier, no notice.
@@ -126,7 +135,9 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  *    deployment-head read ({@link SealerService.beginInvocation}); a state behind it refuses
  *    the run (`LINEAGE_BEHIND_INDEX`, or `INDEX_UNVERIFIABLE` when the index cannot be read,
  *    both unsigned), and a residual id the index maps is answered from its indexed record.
- * 3. Each write is sealed (one `GenerateMac`) on the authenticated tip; a residual id already
+ * 3. Each write is sealed on the authenticated tip, its MAC shared with every record of the
+ *    invocation (one `GenerateMac` per invocation, {@link SealerInvocation.records}, taken before
+ *    the records are stored); a residual id already
  *    sealed in the lineage (its marker) or earlier in the run is a redelivery (same content: the
  *    stored record's `ResidualSealed` is re-emitted) or a reuse (`RESIDUAL_ID_REUSED`).
  * 4. The new tree is computed (RFC 9162) and its head state MAC'd with the other runs' of the
@@ -185,7 +196,8 @@ export class SealerService {
     const { notifier, logger, anchor } = this.#deps;
     return {
       index: this.#index?.invocation() ?? null,
-      heads: new HeadMacBatcher(anchor),
+      heads: headMacBatcher(anchor),
+      records: recordMacBatcher(anchor),
       ...(notifier ? { notices: new SealedRunNoticeBatch(notifier, logger) } : {}),
     };
   }
@@ -229,11 +241,13 @@ export class SealerService {
 
   /**
    * Step 1 per message (refusals settle at once); steps 2–5 per run of writes to one lineage. The
-   * group is a member of the invocation's head-state MAC batch until it ends, however it ends: the
-   * batch never waits for a group that threw or was refused.
+   * group is a member of the invocation's record and head-state MAC batches until it ends, however
+   * it ends: neither batch waits for a group that threw or was refused.
    */
   async #handleGroup(messages: readonly SealMessage[], invocation: SealerInvocation): Promise<SealOutcome[]> {
     const heads = invocation.heads?.join() ?? null;
+    // A group the records' batch fired without (its deadline) is late for the heads' batch too.
+    const records = invocation.records?.join(() => heads?.leave()) ?? null;
     try {
       const outcomes: SealOutcome[] = new Array(messages.length);
       const run = new Run();
@@ -242,6 +256,7 @@ export class SealerService {
           run.take(),
           invocation.index,
           heads,
+          records,
           invocation.notices ?? null,
         ))
           outcomes[index] = outcome;
@@ -258,6 +273,7 @@ export class SealerService {
       if (!run.empty) await sealRun();
       return outcomes;
     } finally {
+      records?.leave();
       heads?.leave();
     }
   }

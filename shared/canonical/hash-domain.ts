@@ -69,6 +69,11 @@ export const HashDomain = {
    * message of a batch head-state MAC (docs/verifiable-log.md, "Appending").
    */
   HEAD_STATE_BATCH: 'reseal/v1/head-state-batch',
+  /**
+   * The root of the RFC 9162 tree over the record hashes one sealer invocation seals: the message
+   * of a batch record MAC (docs/sealing.md, "The record and its seal").
+   */
+  RECORD_BATCH: 'reseal/v1/record-batch',
 } as const;
 
 /**

@@ -10,10 +10,13 @@ import type { Usage } from './usage';
  *   per invocation and the client's cheaper reads"; the append as built, record then head and
  *   marker, small head, lineage checkpoints unsigned: the defaults): the sparse scenario (50
  *   lineages at one write a second, 1 KiB payload, 100-key manifest), the sealer's path: guard
- *   `SendMessageBatch` to the FIFO queue (0.945 calls a write); the record's `GenerateMac` and the
- *   sealer invocation's one head-state `GenerateMac` for all its runs (docs/verifiable-log.md,
- *   "Appending"; modelled as {@link SPARSE_SEALER_INVOCATIONS_PER_WRITE}, the bench counted 1.14 a
- *   write), and no `VerifyMac` of the sealer's (a warm sealer checks the head it stored from
+ *   `SendMessageBatch` to the FIFO queue (0.945 calls a write); two `GenerateMac` per sealer
+ *   invocation, whatever its runs and records: one record-batch MAC for all its records, taken
+ *   before they are stored (docs/sealing.md, "The record and its seal"), and one head-state MAC for
+ *   all its heads (docs/verifiable-log.md, "Appending"), so `2 *`
+ *   {@link SPARSE_SEALER_INVOCATIONS_PER_WRITE} a write (modelled: the bench of that run, before
+ *   the record batch, counted 1.14 a write, one record MAC a write and the head-state batch), and
+ *   no `VerifyMac` of the sealer's (a warm sealer checks the head it stored from
  *   memory; on AWS a run that lands on another container, a cold start or a head older than 15
  *   minutes still makes one, at most one a write, $3.00 per million more; the bench's 0.175 are
  *   the integrator's, which `index` models); no `Sign` (the sealer signs only its refusals); the
@@ -43,7 +46,7 @@ export const MEASURED_USAGE = {
   source:
     'bench/RESULTS.md, emulator bench runs of 2026-12-06 10:46 UTC (write) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys',
   write: {
-    kmsSymmetricRequest: 1 + SPARSE_SEALER_INVOCATIONS_PER_WRITE,
+    kmsSymmetricRequest: 2 * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
     kmsAsymmetricRequest: 0,
     dynamodbWriteRequestUnit: 4,
     dynamodbReadRequestUnit: 3.305 + 2 + 6.9 + 3.6 + 4.83,

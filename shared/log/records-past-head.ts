@@ -2,6 +2,7 @@ import type { MacAnchor } from '../ports/mac-anchor';
 import { isIntact } from '../seal/is-intact';
 import { checkRecordIntegrity } from '../seal/record-integrity';
 import type { SealedRecord } from '../seal/sealed-record';
+import { verifyRecordMac } from '../seal/verify-record-mac';
 import type { LogState } from './log-state';
 
 /** Most records past a head item the sealer rolls forward: one run (docs/sealing.md, "The roll-forward"). */
@@ -80,7 +81,7 @@ export async function checkRecordsPastHead(
   const sealedResidualIds = new Set<string>();
   for (const { record, message } of intact) {
     if (record.header.lineageId !== state.lineageId) continue;
-    if ((await anchor.verifyMac(message, record.anchor)) === true) {
+    if ((await verifyRecordMac(anchor, record, message)) === true) {
       sealedResidualIds.add(record.header.residualId);
     } else if (reason === null) {
       reason = `the MAC of the record stored at seq ${record.header.monotonicSequenceNumber} does not verify: the sealer did not make it`;
@@ -107,7 +108,7 @@ export async function residualIdsSealedPastHead(
   for (const raw of raws.slice(0, MAX_ROLL_FORWARD_RECORDS + 1)) {
     const checked = checkRecordIntegrity(raw);
     if (!isIntact(checked) || checked.record.header.lineageId !== lineageId) continue;
-    if ((await anchor.verifyMac(checked.message, checked.record.anchor)) === true) {
+    if ((await verifyRecordMac(anchor, checked.record, checked.message)) === true) {
       sealed.add(checked.record.header.residualId);
     }
   }

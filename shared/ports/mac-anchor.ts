@@ -26,7 +26,8 @@ export interface MacAnchor {
   /** Key id this anchor signs with; written into every record header before signing. */
   readonly keyId: string;
   /**
-   * MAC over `message` (canonical header bytes, at most 4,096).
+   * MAC over `message` (a record's canonical header bytes, at most 4,096, or a 32-byte record-batch
+   * or head-state message).
    * @throws when the key cannot be used (disabled, missing, unreachable)
    */
   generateMac(message: Uint8Array): Promise<AnchorSignature>;

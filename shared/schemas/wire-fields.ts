@@ -14,7 +14,8 @@ export const WireFields = {
   /** `SealedRecordSchema` (shared/seal/sealed-record.ts). */
   sealedRecord: {
     required: ['header', 'recordHash', 'anchor', 'payload', 'manifest', 'variablesUsed', 'sealedAtMs'],
-    optional: [],
+    /** A batch MAC's place (shared/seal/record-batch.ts), checked by hand as well. */
+    optional: ['macBatch'],
     /** Format 2's fields (docs/authorship.md): a format-2 record goes to the schema. */
     leftToSchema: ['writer', 'boundary', 'declaredImmutableConstants', 'policy'],
   },

@@ -2,6 +2,7 @@ import { describeError } from '../describe-error';
 import type { MacAnchor } from '../ports/mac-anchor';
 import type { SealedRecord } from './sealed-record';
 import { VerificationVerdict as V, type VerificationVerdict } from './verification-verdict';
+import { verifyRecordMac } from './verify-record-mac';
 
 /** A finding on one record of a walk: its position, seq (when readable), verdict and why. */
 export interface Failure {
@@ -15,6 +16,7 @@ export interface Failure {
 export interface Candidate {
   readonly index: number;
   readonly record: SealedRecord;
+  /** `headerBytes(record.header)`; a batch-MAC'd record's MAC message is made from its place (verify-record-mac.ts). */
   readonly message: Uint8Array;
 }
 
@@ -54,7 +56,7 @@ async function checkMac({ index, record, message }: Candidate, anchor: MacAnchor
   const seq = record.header.monotonicSequenceNumber;
   let valid: unknown;
   try {
-    valid = await anchor.verifyMac(message, record.anchor);
+    valid = await verifyRecordMac(anchor, record, message);
   } catch (error) {
     const why = describeError(error);
     return {

@@ -24,6 +24,7 @@ import { isManifest } from '../triage/parse-manifest';
 import type { SealedDependencyManifest } from '../triage/sealed-dependency-manifest';
 import { type CheckedPayload, checkPayload } from '../write/json-payload';
 import { isVariableList } from './is-variable-list';
+import { RecordBatchPlaceSchema } from './record-batch';
 import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND } from './record-header';
 import { type SealedRecord, SealedRecordSchema } from './sealed-record';
 import { isOptionalSupersedes } from './supersedes';
@@ -33,7 +34,7 @@ import { VerificationVerdict as V, type VerificationVerdict } from './verificati
 /** A stored record whose own fields agree with its header, with the bytes its hash and MAC cover. */
 export interface IntactRecord {
   readonly record: SealedRecord;
-  /** `headerBytes(record.header)`: the MAC message. */
+  /** `headerBytes(record.header)`: the MAC message of a record MAC'd on its own (verify-record-mac.ts). */
   readonly message: Uint8Array;
   /** Recomputed from `message`; equal to `record.recordHash`. */
   readonly recordHash: HexDigest;
@@ -194,6 +195,7 @@ function mismatch(deferred: unknown, reason: string): IntegrityFailure {
 }
 
 const RECORD_FIELDS = WireFields.sealedRecord.required;
+const RECORD_OPTIONAL_FIELDS = WireFields.sealedRecord.optional;
 const HEADER_FIELDS = WireFields.recordHeader.required;
 const AUTHORITIES = new Set<unknown>(Object.values(Authority));
 const MAC_ALGORITHMS = new Set<unknown>(Object.values(MacAlgorithm));
@@ -216,7 +218,7 @@ const isDigestLength = (value: unknown): boolean => typeof value === 'string' &&
 function acceptRecordAwaitingDigests(
   raw: unknown,
 ): { record: SealedRecord; payloadText: string; manifest: Validated<SealedDependencyManifest> } | null {
-  if (!isPlainObject(raw) || !hasExactKeys(raw, RECORD_FIELDS)) return null;
+  if (!isPlainObject(raw) || !hasExactKeys(raw, RECORD_FIELDS, RECORD_OPTIONAL_FIELDS)) return null;
   const { header, anchor } = raw;
   if (!isPlainObject(header) || !hasExactKeys(header, HEADER_FIELDS) || !isPlainObject(anchor)) return null;
   const { supersedes } = header;
@@ -241,6 +243,7 @@ function acceptRecordAwaitingDigests(
     typeof anchor.mac === 'string' &&
     BASE64_MAC_PATTERN.test(anchor.mac) &&
     isNonNegativeInt(raw.sealedAtMs) &&
+    (raw.macBatch === undefined || RecordBatchPlaceSchema.safeParse(raw.macBatch).success) &&
     areHexDigests([header.parentRecordHash, header.verdictDigest]) &&
     isVariableList(raw.variablesUsed) &&
     isManifest(raw.manifest);

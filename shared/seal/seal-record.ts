@@ -2,8 +2,8 @@ import { boundaryDigest } from '../authorship/boundary-digest';
 import { policyDigest } from '../authorship/lineage-policy';
 import { writerDigest } from '../authorship/writer-digest';
 import { FORMAT_VERSION } from '../canonical/hash-domain';
-import { AnchorKeyMismatchError, InvalidInputError, StaleEpochError } from '../errors';
-import { MacAlgorithm, type MacAnchor } from '../ports/mac-anchor';
+import { InvalidInputError, StaleEpochError } from '../errors';
+import type { MacAnchor } from '../ports/mac-anchor';
 import { EpochMillis } from '../schemas/epoch-millis';
 import { IDENTIFIER_PATTERN } from '../schemas/identifier';
 import { isHexDigest } from '../schemas/is-hex-digest';
@@ -12,6 +12,7 @@ import { isPlainRecord } from '../schemas/is-plain-record';
 import { parseInput } from '../schemas/parse';
 import { type ChainTip, ChainTipSchema } from './chain-tip';
 import { genesisParentHash } from './genesis-parent-hash';
+import { macRecords, type RecordMac } from './mac-records';
 import { encodeHeaderWithHash, RECORD_FORMAT_WRITER_BOUND, type RecordHeader } from './record-header';
 import { parseSealInput, type SealInput, type ValidatedSealInput } from './seal-input';
 import type { SealedRecord } from './sealed-record';
@@ -27,7 +28,8 @@ import { variablesDigest } from './variables-digest';
  *   header and on the record: seal times never fall along a chain, so a search by seal time (the
  *   sealer's replay window, `REPLAY_SEARCH_MARGIN_MS`, `recordsSince`) may stop at the first record
  *   older than its bound even when a sealer's clock runs behind the one that sealed the parent;
- * - `keyId` = `anchor.keyId`; the MAC is `anchor.generateMac(headerBytes(header))`.
+ * - `keyId` = `anchor.keyId`; the MAC is `anchor.generateMac(headerBytes(header))` (the single
+ *   form; the sealer MACs an invocation's records together: {@link recordOnTip}, `macRecords`).
  *
  * Pure apart from the anchor call: the caller persists the record with a conditional write on
  * the head (two seals from the same head yield two records with the same seq; the store must
@@ -66,6 +68,28 @@ export async function sealValidated(
   anchor: MacAnchor,
   nowMs: number,
 ): Promise<SealedRecord> {
+  const { record, message } = recordOnTip(validated, head, anchor.keyId, nowMs);
+  const [mac] = await macRecords([{ recordHash: record.recordHash, message }], anchor);
+  return withMac(record, mac as RecordMac);
+}
+
+/** A record sealed on its tip, everything but its MAC (`anchor`, and a batch MAC's `macBatch`). */
+export type UnmacdRecord = Omit<SealedRecord, 'anchor' | 'macBatch'>;
+
+/**
+ * {@link sealValidated} without the MAC: the record on `head` and its header bytes, for a caller
+ * that MACs several records with one `GenerateMac` (`macRecords`, the sealer's record batch;
+ * docs/sealing.md, "The record and its seal"). Pure.
+ *
+ * @param keyId - the MAC key the header names (the anchor's `keyId`)
+ * @throws as {@link sealValidated}, except what the anchor throws
+ */
+export function recordOnTip(
+  validated: ValidatedSealInput,
+  head: ChainTip | null,
+  keyId: string,
+  nowMs: number,
+): { readonly record: UnmacdRecord; readonly message: Uint8Array } {
   const request = validated.input;
   const current =
     head === null || isChainTip(head) ? head : parseInput(ChainTipSchema.nullable(), head, 'lineage head');
@@ -90,22 +114,14 @@ export async function sealValidated(
     verdictDigest: request.verdictDigest,
     variablesDigest: variablesDigest(request.variablesUsed),
     sealedAtMs,
-    keyId: anchor.keyId,
+    keyId,
     supersedes: request.supersedes ?? null,
     ...(bound ?? {}),
   };
   const { message, recordHash } = encodeHeaderWithHash(header);
-  const signature = await anchor.generateMac(message);
-  if (signature.keyId !== anchor.keyId) throw new AnchorKeyMismatchError(anchor.keyId, signature.keyId);
-  if (signature.algorithm !== MacAlgorithm.HMAC_SHA_256) {
-    throw new InvalidInputError('anchor signature', [
-      { path: 'algorithm', message: `expected HMAC_SHA_256, got ${signature.algorithm}` },
-    ]);
-  }
-  return {
+  const record = {
     header,
     recordHash,
-    anchor: { keyId: signature.keyId, algorithm: signature.algorithm, mac: signature.mac },
     payload: request.payload,
     manifest: request.manifest,
     variablesUsed: request.variablesUsed,
@@ -118,6 +134,16 @@ export async function sealValidated(
           policy: request.policy ?? null,
         }
       : {}),
+  } as UnmacdRecord;
+  return { record, message };
+}
+
+/** `record` with its seal: the MAC and, for a batch MAC, the record's place. */
+export function withMac(record: UnmacdRecord, mac: RecordMac): SealedRecord {
+  return {
+    ...record,
+    anchor: mac.anchor,
+    ...(mac.macBatch === undefined ? {} : { macBatch: mac.macBatch }),
   } as SealedRecord;
 }
 

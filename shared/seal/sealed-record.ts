@@ -9,6 +9,7 @@ import { SessionSnapshotBoundarySchema } from '../write/session-boundary';
 import { SessionVariableSchema, VariableName } from '../write/session-variable';
 import { MAX_DECLARED_CONSTANTS, MAX_VARIABLES } from '../write/write-request';
 import { AnchorSignatureSchema } from './anchor-signature';
+import { RecordBatchPlaceSchema } from './record-batch';
 import { RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema } from './record-header';
 
 /** The fields a format-2 record stores beside its header (docs/authorship.md, "Record format 2"). */
@@ -31,6 +32,10 @@ export const WRITER_BOUND_RECORD_FIELDS = ['writer', 'boundary', 'declaredImmuta
  * `declaredImmutableConstants` (bound by `boundaryDigest`) and `policy` (the lineage write policy
  * this record sets, or `null`; the header's `policyDigest` names the policy in force after it).
  * A format-1 record has none of them.
+ *
+ * A record whose MAC is its sealer invocation's batch MAC (docs/sealing.md, "The record and its
+ * seal") also stores `macBatch`, its place in the batch (leaf index, batch size, audit path); a
+ * record MAC'd on its own (every record sealed before batches, and a batch of one) has none.
  */
 export const SealedRecordSchema = z
   .strictObject({
@@ -38,6 +43,8 @@ export const SealedRecordSchema = z
     /** `recordHashOf(header)`. */
     recordHash: HexDigest,
     anchor: AnchorSignatureSchema,
+    /** A batch MAC's place of the record in the batch; absent: the MAC is over the header bytes. */
+    macBatch: RecordBatchPlaceSchema.optional(),
     payload: JsonPayloadSchema,
     manifest: SealedDependencyManifestSchema,
     variablesUsed: z.array(SessionVariableSchema).max(MAX_VARIABLES),

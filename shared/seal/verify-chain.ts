@@ -56,9 +56,10 @@ interface Link {
  * The walk stops at a definite failure or an unknown format version. When it reaches the end, a
  * chain (or an empty one) ending before `checkpoint.seq` → `TRUNCATION_DETECTED`.
  *
- * Phase 2: `anchor.verifyMac(headerBytes)` for every record that passed phase 1: `false` →
- * `HASH_MISMATCH` (tampered or forged), rejected or no boolean → `UNVERIFIED_TAMPER_RISK`
- * (docs/sealing.md check 15′: fail closed).
+ * Phase 2: `anchor.verifyMac` for every record that passed phase 1, over its header bytes or,
+ * for a batch-MAC'd record, the batch message its place folds to (`verifyRecordMac`): `false` or a
+ * malformed place → `HASH_MISMATCH` (tampered or forged), rejected or no boolean →
+ * `UNVERIFIED_TAMPER_RISK` (docs/sealing.md check 15′: fail closed).
  *
  * Precedence: a definite tamper finding (`HASH_MISMATCH`, `LINEAGE_BROKEN`, `SEQUENCE_REPLAYED`,
  * `TRUNCATION_DETECTED`) anywhere wins over `UNVERIFIED_TAMPER_RISK` in `verdict` and

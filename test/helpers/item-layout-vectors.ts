@@ -23,6 +23,9 @@ import { claimedLogState, headStateOf, type StoredLogHead } from '../../shared/l
 import type { TriageCompletedDetail } from '../../shared/pipeline/triage-completed-detail';
 import { HeadLayout } from '../../shared/ports/head-layout';
 import { lineageHeadOf } from '../../shared/seal/lineage-head';
+import { macRecords, type RecordMac } from '../../shared/seal/mac-records';
+import { headerBytes } from '../../shared/seal/record-header';
+import { withMac } from '../../shared/seal/seal-record';
 import { digestOf, lineageEntry, lineageValue, residualEntry, residualValue } from './index-factories';
 import { signedConflict, signedRejection } from './outcome-factories';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from './seal-factories';
@@ -61,6 +64,13 @@ export async function itemLayoutVectors() {
   const [first, last] = records as [(typeof records)[0], (typeof records)[0]];
   const nodes = (seq: number) => [`${String(seq).padStart(2, '0')}${'a'.repeat(62)}`];
   const record = recordItem(lineageId, { record: first, nodes: nodes(0) });
+  // A record whose MAC is its invocation's batch MAC: its place in a binary `macBatch` attribute.
+  const [firstMac] = await macRecords(
+    records.map((r) => ({ recordHash: r.recordHash, message: headerBytes(r.header) })),
+    testAnchor(),
+  );
+  const { anchor: _single, ...unmacd } = first;
+  const batched = recordItem(lineageId, { record: withMac(unmacd, firstMac as RecordMac), nodes: nodes(0) });
   const manifest = manifestItem(first);
   // The earlier layout: the record item embeds its manifest (still read as it stands).
   const inlineRecord = itemOf({
@@ -195,6 +205,7 @@ export async function itemLayoutVectors() {
     },
     items: [
       entry('record', 'record', record),
+      entry('record with a batch MAC (its place binary)', 'record', batched),
       entry('head', 'head', head),
       entry('head, small (no tip header)', 'head', smallHead),
       entry('marker', 'marker', marker),
@@ -205,6 +216,16 @@ export async function itemLayoutVectors() {
       entry('manifest', 'manifest', manifest),
     ],
     hostile: [
+      // A place that reads, but that no MAC check accepts (docs/sealing.md, "Stored items").
+      entry('record macBatch cut short', 'record', edit(batched, { macBatch: { B: new Uint8Array(5) } })),
+      entry('record macBatch as text', 'record', edit(batched, { macBatch: { S: 'AAAA' } })),
+      entry(
+        'record macBatch spelled in the JSON',
+        'record',
+        edit(record, {
+          record: { S: canonicalJson({ ...(recordOf(record) as object), macBatch: { index: 0, size: 2, path: [] } }) },
+        }),
+      ),
       entry('record text that is not JSON', 'record', edit(record, { record: { S: '{"header":' } })),
       entry('record as a number', 'record', edit(record, { record: { N: '5' } })),
       entry('record missing', 'record', edit(record, { record: undefined })),

@@ -58,6 +58,7 @@ __all__ = [
     "node_seq",
     "nodes_of",
     "record_of",
+    "mac_batch_of",
     "record_seq_of",
     "rejection_of",
     "shared_manifest_digest_of",
@@ -234,7 +235,35 @@ def record_of(item: Item) -> Any:
     it); ``None`` when the item has no ``record``, or one that is neither text nor gzip inflating
     within :data:`MAX_RECORD_INFLATION` times its size. Both forms read, as the TypeScript codec
     reads them: text (items written before records were compressed, and records compression does
-    not shrink) and gzip (docs/sealing.md, "Stored items")."""
+    not shrink) and gzip (docs/sealing.md, "Stored items"). A batch-MAC'd record gets its
+    ``macBatch`` from the item's binary attribute (:func:`mac_batch_of`); a ``macBatch`` inside
+    the JSON reads as a place no MAC check accepts (the place is stored one way only)."""
+    record = _stored_record_of(item)
+    if not isinstance(record, dict):
+        return record
+    if "macBatch" in record:
+        return {**record, "macBatch": {"index": 0, "size": 0, "path": []}}
+    place = mac_batch_of(item)
+    return record if place is None else {**record, "macBatch": place}
+
+
+def mac_batch_of(item: Item) -> dict[str, Any] | None:
+    """The place a record item's ``macBatch`` attribute stores, unverified (the TypeScript
+    ``macBatchOf``): the leaf index and batch size, 4 bytes each big-endian, then the path, 32
+    bytes a hash (hex; a last element cut short reads shorter, so its MAC fails). An attribute
+    that is not binary or shorter than 8 bytes reads as index 0 of a batch of 0; ``None`` without
+    the attribute."""
+    if item.get("macBatch") is None:
+        return None
+    data = read_binary(item, "macBatch")
+    if data is None or len(data) < 8:
+        return {"index": 0, "size": 0, "path": []}
+    path = [data[at : at + 32].hex() for at in range(8, len(data), 32)]
+    return {"index": int.from_bytes(data[0:4], "big"), "size": int.from_bytes(data[4:8], "big"), "path": path}
+
+
+def _stored_record_of(item: Item) -> Any:
+    """The ``record`` attribute, parsed (:func:`record_of` without the batch place)."""
     text = read_string(item, "record")
     if text is None:
         data = read_binary(item, "record")

@@ -41,6 +41,7 @@ __all__ = [
     "leaf_hash",
     "node_hash",
     "merkle_tree_hash",
+    "inclusion_root",
     "verify_inclusion",
     "verify_consistency",
     "NoteVerifierKey",
@@ -124,14 +125,23 @@ def verify_inclusion(
 ) -> bool:
     """RFC 9162 §2.1.3.2. Never raises: malformed input (an index not below the size, a size past
     2^53 − 1, a hash not of 32 bytes, a proof too long or too short) answers ``False``."""
+    if not _hashes_ok(root_hash):
+        return False
+    root = inclusion_root(leaf_index, tree_size, leaf_hash, proof)
+    return root is not None and root == bytes(root_hash)
+
+
+def inclusion_root(leaf_index: int, tree_size: int, leaf_hash: bytes, proof: Sequence[bytes]) -> bytes | None:
+    """The root RFC 9162 §2.1.3.2 folds ``proof`` to from leaf ``leaf_index`` of ``tree_size``,
+    or ``None`` for malformed input (as :func:`verify_inclusion`). Never raises."""
     if not _size_ok(leaf_index, tree_size) or leaf_index >= tree_size:
-        return False
-    if not _hashes_ok(leaf_hash, root_hash, *proof) or len(proof) > MAX_PROOF_HASHES:
-        return False
+        return None
+    if not _hashes_ok(leaf_hash, *proof) or len(proof) > MAX_PROOF_HASHES:
+        return None
     fn, sn, r = leaf_index, tree_size - 1, bytes(leaf_hash)
     for p in proof:
         if sn == 0:
-            return False
+            return None
         if fn & 1 or fn == sn:
             r = node_hash(p, r)
             while not fn & 1 and fn != 0:
@@ -141,7 +151,7 @@ def verify_inclusion(
             r = node_hash(r, p)
         fn >>= 1
         sn >>= 1
-    return sn == 0 and r == bytes(root_hash)
+    return r if sn == 0 else None
 
 
 def verify_consistency(size1: int, size2: int, root1: bytes, root2: bytes, proof: Sequence[bytes]) -> bool:

@@ -130,7 +130,7 @@ def _check_key_id(check: Checker, value: Any, path: str) -> None:
 
 def _check_record(check: Checker, raw: Any, fields: tuple[str, ...]) -> None:
     bound = "writerDigest" in fields
-    if not check.obj(raw, "", RECORD_FIELDS + (WRITER_BOUND_RECORD_FIELDS if bound else ())):
+    if not check.obj(raw, "", RECORD_FIELDS + (WRITER_BOUND_RECORD_FIELDS if bound else ()), ("macBatch",)):
         return
     header = raw.get("header")
     if check.obj(header, "header", fields):
@@ -155,6 +155,8 @@ def _check_record(check: Checker, raw: Any, fields: tuple[str, ...]) -> None:
         _check_key_id(check, anchor.get("keyId"), "anchor.keyId")
         check.enum(anchor.get("algorithm"), "anchor.algorithm", MAC_ALGORITHMS)
         check.string(anchor.get("mac"), "anchor.mac", 44, 44, BASE64_MAC, "expected base64 of 32 bytes")
+    if "macBatch" in raw:
+        _check_mac_batch(check, raw["macBatch"])
     check_payload(check, raw.get("payload"), "payload")
     _check_manifest(check, raw.get("manifest"), "manifest")
     variables = raw.get("variablesUsed")
@@ -172,6 +174,21 @@ def _check_record(check: Checker, raw: Any, fields: tuple[str, ...]) -> None:
         )
         if raw.get("policy") is not None:
             check_lineage_policy(check, raw.get("policy"), "policy")
+
+
+def _check_mac_batch(check: Checker, place: Any) -> None:
+    """The JSON shape of a batch MAC's place, as the TypeScript ``RecordBatchPlaceSchema``: an index
+    not below the size, a path of the wrong length or an element that is not a hash is the MAC's
+    failure (``record_batch.record_mac_message``), not a malformed record."""
+    if not check.obj(place, "macBatch", ("index", "size", "path")):
+        return
+    for name in ("index", "size"):
+        value = place.get(name)
+        if not (type(value) is int and 0 <= value <= 0xFFFF_FFFF):
+            check.add(f"macBatch.{name}", "expected an integer from 0 to 2^32 − 1")
+    path = place.get("path")
+    if type(path) is not list or len(path) > 32 or not all(type(n) is str and len(n) <= 64 for n in path):
+        check.add("macBatch.path", "expected at most 32 strings of at most 64 characters")
 
 
 def writer_binding_problem(record: Mapping[str, Any]) -> str | None:
@@ -570,13 +587,18 @@ def verify_chain(
                 f"truncated: the chain ends {ends} but a trusted checkpoint saw seq {checkpoint['seq']}",
             )
 
+    # Imported here: record_batch reads the tree functions of .log, which imports this module.
+    from .record_batch import record_mac_message
+
     for index, intact in candidates:
         seq = intact.record["header"]["monotonicSequenceNumber"]
+        # The header bytes (single form) or the batch message its place folds to (None: malformed).
+        mac_message = record_mac_message(intact.record, intact.message)
         if anchor is None:
             findings.append(
                 _Failure(index, seq, V.UNVERIFIED_TAMPER_RISK, "key-free checks pass; MAC not checked (no key given)")
             )
-        elif not anchor.verify_mac(intact.message, intact.record["anchor"]):
+        elif mac_message is None or not anchor.verify_mac(mac_message, intact.record["anchor"]):
             findings.append(_Failure(index, seq, V.HASH_MISMATCH, "anchor invalid: tampered or forged"))
     if stop is not None:
         findings.append(stop)

@@ -800,6 +800,83 @@ const macOnlyCells: readonly Cell[] = [
   { attack: attacks.editFrontier, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
   { attack: attacks.transplantHead, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
 ];
+// The batch place of a record whose MAC is its sealer invocation's batch MAC (docs/sealing.md,
+// "The record and its seal"): record 4 is leaf 1 of the batch of seq 3 and 4 (one group of two
+// writes), its place in the record item's binary `macBatch` (index, size, then the path).
+const editPlace = (
+  attack: string,
+  change: (place: Uint8Array, c: AttackContext) => Promise<Item[string] | undefined>,
+) =>
+  ({
+    target: 'record',
+    attack,
+    apply: async (c) => {
+      const item = await c.table.get(pk(c), record(4));
+      const place = (item.macBatch as { B: Uint8Array } | undefined)?.B;
+      if (!place) throw new Error('record 4 has no batch place');
+      const changed = await change(Uint8Array.from(place), c);
+      const { macBatch: _place, ...rest } = item;
+      await c.table.put(changed === undefined ? rest : { ...rest, macBatch: changed });
+    },
+  }) satisfies Attack;
+const placeAttacks = {
+  editPath: editPlace("edit a hash of the last record's batch path", async (place) => {
+    place[8] = (place[8] as number) ^ 0xff;
+    return { B: place };
+  }),
+  editIndex: editPlace("edit the last record's leaf index in its batch (1 to 0)", async (place) => {
+    place[3] = 0;
+    return { B: place };
+  }),
+  editSize: editPlace("edit the last record's batch size (2 to 3)", async (place) => {
+    place[7] = 3;
+    return { B: place };
+  }),
+  movePlace: editPlace('move the batch place of seq 3 (same batch) onto the last record', async (_place, c) => {
+    const three = await c.table.get(pk(c), record(3));
+    return three.macBatch;
+  }),
+  stripPlace: editPlace("strip the last record's batch place (it then claims the single form)", async () => undefined),
+};
+/** What the readers make of a record's edited batch place: the MAC auditors refuse its MAC; the tree's readers never read it. */
+const placeCaught = {
+  [VA]: both('exit 20 HASH_MISMATCH'),
+  [V]: both('exit 0 VERIFIED_INTACT'),
+};
+const placeCells: readonly Cell[] = [
+  ...[placeAttacks.editPath, placeAttacks.editIndex, placeAttacks.movePlace, placeAttacks.stripPlace].map((attack) => ({
+    attack,
+    expect: placeCaught,
+  })),
+  // A size that no longer fits the path (leaf 1 of 3 has a path of 2 hashes, not 1) is a malformed
+  // place: refused before any MAC call, so the tree's walk, which calls none, refuses it too.
+  { attack: placeAttacks.editSize, expect: { ...placeCaught, [V]: both('exit 20 HASH_MISMATCH') } },
+];
+
+let placed: SealedLineage;
+let placedOther: SealedLineage;
+describe("tampering with a record's batch MAC place, through the MAC audit and the tree's walk", () => {
+  beforeAll(async () => {
+    [placed, placedOther] = await Promise.all([
+      sealLineage(setup, 'tamper-rh-place', [2, 1, 2]),
+      sealLineage(setup, 'tamper-rh-place-other', [5]),
+    ]);
+  });
+
+  itEachCell(placeCells, {
+    setup,
+    attackContext: () => attackContextOf(setup, placed, placedOther),
+    base: (): ReadTarget => ({
+      lineageId: placed.lineageId,
+      trusted: placed.trusted,
+      recall: { latest: true },
+      receiptSeq: 4,
+      write: placed.writes[4] as ReadTarget['write'],
+    }),
+    readers: [verifyLineageCli, verifyLineageAuditCli],
+  });
+});
+
 const rewindMoreThanOneRun: Attack = {
   target: 'head',
   attack: 'rewind the head by more than one run (to seq 0, 41 records left past it)',

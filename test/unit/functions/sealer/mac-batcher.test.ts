@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { HEAD_MAC_BATCH_WAIT_MS, HeadMacBatcher } from '../../../../functions/sealer/head-mac-batcher';
+import { headMacBatcher, MAC_BATCH_WAIT_MS, recordMacBatcher } from '../../../../functions/sealer/mac-batcher';
 import { type HeadState, headStateDigest, verifyHeadStateMac } from '../../../../shared/log/head-state-mac';
 import { testAnchor } from '../../../helpers/seal-factories';
 
@@ -22,10 +22,10 @@ const settle = () => new Promise((resolve) => setImmediate(resolve));
 function setup(maxHeads?: number, waitMs?: number) {
   const anchor = testAnchor();
   const generateMac = vi.spyOn(anchor, 'generateMac');
-  return { anchor, generateMac, batcher: new HeadMacBatcher(anchor, maxHeads, waitMs) };
+  return { anchor, generateMac, batcher: headMacBatcher(anchor, maxHeads, waitMs) };
 }
 
-describe('HeadMacBatcher: one GenerateMac for the head states of a sealer invocation (docs/verifiable-log.md, "Appending")', () => {
+describe('headMacBatcher: one GenerateMac for the head states of a sealer invocation (docs/verifiable-log.md, "Appending")', () => {
   it('fires once every member asked: one GenerateMac, one batch MAC that verifies for each state', async () => {
     const { anchor, generateMac, batcher } = setup();
     const members = [0, 1, 2].map(() => batcher.join());
@@ -101,8 +101,8 @@ describe('HeadMacBatcher: one GenerateMac for the head states of a sealer invoca
     expect(macs[0]?.heads).toHaveLength(2);
     expect(await members[2]?.mac(state(2))).not.toHaveProperty('heads');
     expect(generateMac).toHaveBeenCalledTimes(2);
-    expect(() => new HeadMacBatcher(testAnchor(), 0)).toThrow(RangeError);
-    expect(() => new HeadMacBatcher(testAnchor(), 65)).toThrow(RangeError);
+    expect(() => headMacBatcher(testAnchor(), 0)).toThrow(RangeError);
+    expect(() => headMacBatcher(testAnchor(), 65)).toThrow(RangeError);
   });
 
   it('a GenerateMac that fails fails every member waiting on it (their groups are retried), and nothing hangs', async () => {
@@ -125,8 +125,41 @@ describe('HeadMacBatcher: one GenerateMac for the head states of a sealer invoca
     expect(late).not.toHaveProperty('heads');
     expect(await verifyHeadStateMac(state(2), late, anchor)).toBe(true);
     expect(generateMac).toHaveBeenCalledTimes(2);
-    expect(() => new HeadMacBatcher(anchor, 64, -1)).toThrow(RangeError);
+    expect(() => headMacBatcher(anchor, 64, -1)).toThrow(RangeError);
   }, 5_000);
+
+  it('a member the batch fired without (its deadline) is told once, a member that asked or left is not; one joining after is told at once', async () => {
+    const { batcher } = setup(undefined, 20);
+    const missed: string[] = [];
+    const [a, b, hanging] = ['a', 'b', 'hanging'].map((name) => batcher.join(() => missed.push(name)));
+    b?.leave();
+    await a?.mac(state(0));
+    expect(missed).toEqual(['hanging']);
+    hanging?.leave();
+    batcher.join(() => missed.push('late'));
+    expect(missed).toEqual(['hanging', 'late']);
+  });
+
+  it('the record batcher: runs ask with their records and get their places in one batch, runs in the order they asked', async () => {
+    const anchor = testAnchor();
+    const generateMac = vi.spyOn(anchor, 'generateMac');
+    const batcher = recordMacBatcher(anchor);
+    const [a, b] = [batcher.join(), batcher.join()];
+    const hash = (i: number) => String(i).repeat(64);
+    const asked = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        recordHash: hash(from + i),
+        message: Buffer.from(`header ${from + i}`),
+      }));
+    const [macsA, macsB] = await Promise.all([a.mac(asked(1, 2)), b.mac(asked(3, 1))]);
+    expect(generateMac).toHaveBeenCalledTimes(1);
+    expect([...macsA, ...macsB].map((m) => m.macBatch?.index)).toEqual([0, 1, 2]);
+    expect(new Set([...macsA, ...macsB].map((m) => m.anchor.mac)).size).toBe(1);
+    // After the batch fired, a run's records are a batch of their own.
+    const late = await batcher.join().mac(asked(5, 2));
+    expect(late.map((m) => m.macBatch?.size)).toEqual([2, 2]);
+    expect(generateMac).toHaveBeenCalledTimes(2);
+  });
 
   it('a batch that fires before its deadline (every member asked) fires once: the deadline is cleared', async () => {
     const { generateMac, batcher } = setup(undefined, 20);
@@ -138,7 +171,7 @@ describe('HeadMacBatcher: one GenerateMac for the head states of a sealer invoca
     expect(generateMac).toHaveBeenCalledTimes(1);
   });
 
-  it(`the deadline is ${HEAD_MAC_BATCH_WAIT_MS} ms by default`, () => {
-    expect(HEAD_MAC_BATCH_WAIT_MS).toBe(1_000);
+  it(`the deadline is ${MAC_BATCH_WAIT_MS} ms by default`, () => {
+    expect(MAC_BATCH_WAIT_MS).toBe(1_000);
   });
 });

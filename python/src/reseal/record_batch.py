@@ -1,0 +1,54 @@
+"""The record-batch MAC (docs/sealing.md, "The record and its seal"; docs/canonical-form.md), as
+the TypeScript ``recordBatchMessage`` and ``recordMacMessage`` (``shared/seal/record-batch.ts``,
+``shared/seal/verify-record-mac.ts``) build it: one sealer invocation MACs the RFC 9162 root of
+the record hashes it seals, and each record stores its place (``macBatch``: leaf index, batch
+size, audit path). A record stays checkable on its own: its record hash folded by its path to
+the root, and one HMAC check over the root's message."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._checks import is_hex_digest
+from .canonical import HashDomain, hash_bytes
+from .log import inclusion_root, leaf_hash
+
+__all__ = ["record_batch_message", "record_batch_root", "record_mac_message"]
+
+MAX_RECORD_BATCH = 0xFFFF_FFFF
+"""Most leaves a batch may name: what the record item's 4-byte size holds."""
+
+
+def record_batch_message(root: bytes) -> bytes:
+    """``SHA-256("reseal/v1/record-batch" || 0x00 || root)``, 32 bytes.
+
+    :raises ValueError: ``root`` is not 32 bytes
+    """
+    if len(root) != 32:
+        raise ValueError("a batch root is 32 bytes")
+    return bytes.fromhex(hash_bytes(HashDomain.RECORD_BATCH, bytes(root)))
+
+
+def record_batch_root(record_hash: Any, place: Any) -> bytes | None:
+    """The root ``place`` folds ``record_hash`` to, or ``None`` when the place is malformed (an
+    index not below the size, a path too long or too short, an element not 64 lowercase hex).
+    Never raises."""
+    if not isinstance(place, Mapping) or not is_hex_digest(record_hash):
+        return None
+    index, size, path = place.get("index"), place.get("size"), place.get("path")
+    if type(index) is not int or type(size) is not int or not 0 <= index < size <= MAX_RECORD_BATCH:
+        return None
+    if type(path) is not list or not all(is_hex_digest(node) for node in path):
+        return None
+    return inclusion_root(index, size, leaf_hash(bytes.fromhex(record_hash)), [bytes.fromhex(n) for n in path])
+
+
+def record_mac_message(record: Mapping[str, Any], header_message: bytes) -> bytes | None:
+    """The message a record's MAC is over: its header bytes (no ``macBatch``: the single form),
+    the batch message of the root its place folds its record hash to, or ``None`` when the place
+    is malformed (the MAC fails)."""
+    if "macBatch" not in record:
+        return header_message
+    root = record_batch_root(record.get("recordHash"), record["macBatch"])
+    return None if root is None else record_batch_message(root)

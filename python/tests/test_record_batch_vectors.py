@@ -1,0 +1,120 @@
+"""The record-batch MAC vectors (test/vectors/record-batch-mac.json): the Python message, root and
+places are the TypeScript ones, the MAC under the vector key is the recorded one, the record item's
+binary place reads back, and a batch-MAC'd chain verifies while an edited, moved or stripped place
+is the MAC failure every reader reports."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import hmac
+import json
+from typing import Any
+
+import pytest
+from conftest import vectors
+
+from reseal import LocalHmacAnchor, verify_chain
+from reseal import VerificationVerdict as V
+from reseal.item_layout import mac_batch_of, record_of
+from reseal.log import merkle_tree_hash
+from reseal.record_batch import record_batch_message, record_batch_root, record_mac_message
+from reseal.records import header_bytes
+
+VECTORS = vectors("record-batch-mac.json")
+SEAL = vectors("seal.json")
+KEY = bytes.fromhex(VECTORS["keyHex"])
+
+
+def _split(n: int) -> int:
+    k = 1
+    while k * 2 < n:
+        k *= 2
+    return k
+
+
+def _path(m: int, leaves: list[bytes]) -> list[bytes]:
+    """PATH(m, D[n]), RFC 9162 §2.1.3.1, written out independently of the package."""
+    if len(leaves) <= 1:
+        return []
+    k = _split(len(leaves))
+    if m < k:
+        return [*_path(m, leaves[:k]), merkle_tree_hash(leaves[k:])]
+    return [*_path(m - k, leaves[k:]), merkle_tree_hash(leaves[:k])]
+
+
+@pytest.mark.parametrize("batch", VECTORS["batches"], ids=lambda batch: batch["name"])
+def test_the_root_message_mac_and_places_of_each_batch(batch: dict) -> None:
+    assert VECTORS["tag"] == "reseal/v1/record-batch"
+    leaves = [bytes.fromhex(h) for h in batch["recordHashes"]]
+    root = merkle_tree_hash(leaves)
+    assert root.hex() == batch["rootHex"]
+    message = hashlib.sha256(VECTORS["tag"].encode() + b"\x00" + root).digest()
+    assert message.hex() == batch["messageHex"] == record_batch_message(root).hex()
+    mac = hmac.new(KEY, message, hashlib.sha256).digest()
+    assert base64.b64encode(mac).decode("ascii") == batch["mac"]
+    for i, place in enumerate(batch["places"]):
+        assert place["index"] == i and place["size"] == len(leaves)
+        assert place["path"] == [node.hex() for node in _path(i, leaves)]
+        bare = {k: v for k, v in place.items() if k != "storedHex"}
+        assert record_batch_root(batch["recordHashes"][i], bare) == root
+        assert mac_batch_of({"macBatch": {"B": bytes.fromhex(place["storedHex"])}}) == bare
+
+
+def _batched_chain() -> list[dict[str, Any]]:
+    """The seal vectors' chain, its records MAC'd as one batch (as one sealer invocation does)."""
+    chain = copy.deepcopy([v["record"] for v in SEAL["records"]])
+    leaves = [bytes.fromhex(r["recordHash"]) for r in chain]
+    root = merkle_tree_hash(leaves)
+    mac = base64.b64encode(hmac.new(KEY, record_batch_message(root), hashlib.sha256).digest()).decode()
+    for i, record in enumerate(chain):
+        record["anchor"] = {**record["anchor"], "mac": mac}
+        record["macBatch"] = {"index": i, "size": len(chain), "path": [n.hex() for n in _path(i, leaves)]}
+    return chain
+
+
+def _verdict(chain: list[dict[str, Any]]) -> str:
+    return verify_chain(chain, SEAL["lineageId"], anchor=LocalHmacAnchor(SEAL["keyId"], KEY)).verdict
+
+
+def test_a_batch_maced_chain_verifies_record_by_record() -> None:
+    chain = _batched_chain()
+    assert len(chain) >= 2
+    assert _verdict(chain) == V.VERIFIED_INTACT
+    assert record_mac_message(chain[0], header_bytes(chain[0]["header"])) != header_bytes(chain[0]["header"])
+
+
+TAMPERS = {
+    "a path hash edited": lambda r, o: r["macBatch"]["path"].__setitem__(0, "ab" * 32),
+    "the leaf index edited": lambda r, o: r["macBatch"].__setitem__("index", 1),
+    "the batch size edited": lambda r, o: r["macBatch"].__setitem__("size", 5),
+    "the place moved from another record": lambda r, o: r.__setitem__("macBatch", copy.deepcopy(o["macBatch"])),
+    "the place stripped": lambda r, o: r.pop("macBatch"),
+    "an index not below the size": lambda r, o: r["macBatch"].update(index=2, size=2),
+    "a path one hash too long": lambda r, o: r["macBatch"]["path"].append("cd" * 32),
+    "a path element not 32 bytes": lambda r, o: r["macBatch"]["path"].__setitem__(0, "ab" * 31),
+}
+
+
+@pytest.mark.parametrize("name", TAMPERS)
+def test_an_edited_place_is_the_mac_failure(name: str) -> None:
+    chain = _batched_chain()
+    TAMPERS[name](chain[0], chain[1])
+    result = verify_chain(chain, SEAL["lineageId"], anchor=LocalHmacAnchor(SEAL["keyId"], KEY))
+    assert result.verdict == V.HASH_MISMATCH
+    assert result.first_failure is not None and result.first_failure.reason == "anchor invalid: tampered or forged"
+
+
+def test_the_item_place_is_read_once_and_binary() -> None:
+    record = _batched_chain()[1]
+    place = record.pop("macBatch")
+    stored = place["index"].to_bytes(4, "big") + place["size"].to_bytes(4, "big")
+    stored += b"".join(bytes.fromhex(n) for n in place["path"])
+    text = {"S": json.dumps(record)}
+    assert record_of({"record": text, "macBatch": {"B": stored}})["macBatch"] == place
+    assert record_of({"record": text})  # a single-form item reads without a place
+    assert "macBatch" not in record_of({"record": text})
+    injected = {"S": json.dumps({**record, "macBatch": place})}
+    assert record_of({"record": injected})["macBatch"] == {"index": 0, "size": 0, "path": []}
+    assert mac_batch_of({"macBatch": {"B": b"\x00\x01"}}) == {"index": 0, "size": 0, "path": []}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { HexDigest } from '../canonical/digest';
+import { HEX_DIGEST_PATTERN } from '../canonical/digest';
+import { hashBytes } from '../canonical/hash-bytes';
+import { HashDomain } from '../canonical/hash-domain';
+import { climbProofPath } from '../log/climb-proof-path';
+import { proveInclusion } from '../log/inclusion-proof';
+import { MemoryMerkleTree } from '../log/memory-tree';
+import { leafHash } from '../log/merkle-hash';
+
+/**
+ * Most leaves a record batch may name: 2^32 − 1, what the record item's 4-byte size holds
+ * (adapters/record-item.ts). A sealer invocation seals at most a few hundred records; the bound
+ * is the encoding's, and a path is never longer than 32 hashes.
+ */
+export const MAX_RECORD_BATCH = 0xffff_ffff;
+
+/**
+ * A record's place in its sealer invocation's record batch (docs/sealing.md, "The record and its
+ * seal"): leaf `index` of the RFC 9162 tree of `size` leaves whose leaf inputs are the batch's
+ * 32-byte record hashes, and `path`, the leaf's RFC 9162 §2.1.3.1 audit path (64 lowercase hex a
+ * hash, leaf side first). The schema checks the JSON shape only: an index not below the size, a
+ * path of the wrong length or a path element that is not 64 lowercase hex is a MAC that fails
+ * ({@link recordBatchRoot} gives `null`), never a malformed record, so every reader reports it as
+ * the MAC failure of that record.
+ */
+export const RecordBatchPlaceSchema = z.strictObject({
+  index: z.number().int().nonnegative().max(MAX_RECORD_BATCH),
+  size: z.number().int().nonnegative().max(MAX_RECORD_BATCH),
+  path: z.array(z.string().max(64)).max(32),
+});
+/** Type of {@link RecordBatchPlaceSchema}. */
+export type RecordBatchPlace = z.infer<typeof RecordBatchPlaceSchema>;
+
+/**
+ * The 32 bytes a batch record MAC is taken over: `SHA-256("reseal/v1/record-batch" || 0x00 ||
+ * batchRoot)`, `batchRoot` the 32-byte RFC 9162 root of the batch's record hashes
+ * (docs/canonical-form.md). It never equals another MAC input of the sealer's key: a single
+ * record's MAC is over its canonical header, JCS text of hundreds of bytes, never 32; a head
+ * state's (`reseal/v1/head-state`) and a head-state batch's (`reseal/v1/head-state-batch`) are
+ * 32-byte SHA-256 digests under other tags, and the hashed bytes differ from the tag on (the NUL
+ * ends each tag), so an equal message would be a SHA-256 collision. A batch MAC cannot pass for
+ * any of them, nor any of them for it.
+ *
+ * @throws {RangeError} when `root` is not 32 bytes
+ */
+export function recordBatchMessage(root: Uint8Array): Uint8Array {
+  if (!(root instanceof Uint8Array) || root.byteLength !== 32) throw new RangeError('a batch root is 32 bytes');
+  return Buffer.from(hashBytes(HashDomain.RECORD_BATCH, root), 'hex');
+}
+
+/**
+ * The batch of `recordHashes` (hex, in batch order: leaf `i` is `recordHashes[i]`): its root and
+ * each record's place, by position.
+ *
+ * @throws {RangeError} when the list is empty or a hash is not 64 lowercase hex
+ */
+export async function recordBatchOf(
+  recordHashes: readonly HexDigest[],
+): Promise<{ readonly root: Uint8Array; readonly places: RecordBatchPlace[] }> {
+  if (recordHashes.length === 0) throw new RangeError('a record batch has at least one record');
+  const tree = new MemoryMerkleTree();
+  for (const hash of recordHashes) {
+    if (!HEX_DIGEST_PATTERN.test(hash)) throw new RangeError(`record hash ${hash} is not 64 lowercase hex`);
+    tree.append(Buffer.from(hash, 'hex'));
+  }
+  const size = tree.size;
+  const places = await Promise.all(
+    recordHashes.map(async (_, index) => ({
+      index,
+      size,
+      path: (await proveInclusion(index, size, tree.nodes)).map((node) => Buffer.from(node).toString('hex')),
+    })),
+  );
+  return { root: tree.root(), places };
+}
+
+/**
+ * The batch root `place` folds `recordHash` to (RFC 9162 §2.1.3.2), or `null` when the place is
+ * malformed: an index not below the size, a path too long or too short for the position, a path
+ * element that is not 64 lowercase hex. Never throws.
+ */
+export function recordBatchRoot(recordHash: HexDigest, place: RecordBatchPlace): Uint8Array | null {
+  const { index, size, path } = place;
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return null;
+  if (!Array.isArray(path) || !path.every((node) => typeof node === 'string' && HEX_DIGEST_PATTERN.test(node)))
+    return null;
+  if (!HEX_DIGEST_PATTERN.test(recordHash)) return null;
+  const climbed = climbProofPath(
+    index,
+    size - 1,
+    leafHash(Buffer.from(recordHash, 'hex')),
+    path.map((node) => Buffer.from(node, 'hex')),
+    false,
+  );
+  return climbed === null ? null : climbed.root;
+}
