@@ -281,14 +281,23 @@ export class DynamoDBChainStore implements ChainStore {
   async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
     const seqs = [...new Set(refs.map(lastLeafOf))].filter((seq) => Number.isSafeInteger(seq));
     const nodesBySeq = new Map<number, unknown>();
-    const items = await this.#batchGet(
-      seqs.map((seq) => itemOf({ pk: LineageKeys.lineage(lineageId), sk: LineageKeys.record(seq) })),
-      { expression: 'sk, #nodes', names: { '#nodes': 'nodes' } },
-    );
-    for (const item of items) {
-      const seq = Number((readString(item, 'sk') ?? '').slice(LineageKeys.recordPrefix.length));
-      nodesBySeq.set(seq, recordNodesOf(item));
-    }
+    const read = async (wanted: readonly number[], consistent: boolean) => {
+      const items = await this.#batchGet(
+        wanted.map((seq) => itemOf({ pk: LineageKeys.lineage(lineageId), sk: LineageKeys.record(seq) })),
+        { expression: 'sk, #nodes', names: { '#nodes': 'nodes' } },
+        consistent,
+      );
+      for (const item of items) {
+        const seq = Number((readString(item, 'sk') ?? '').slice(LineageKeys.recordPrefix.length));
+        nodesBySeq.set(seq, recordNodesOf(item));
+      }
+    };
+    // A record is put once, before the head that names it, and every node read is hashed into a
+    // root the reader checks: an eventually consistent copy (half the read units) is the item or
+    // nothing, and a seq it misses is read again strongly, so no node is taken as absent from it.
+    await read(seqs, false);
+    const missed = seqs.filter((seq) => !nodesBySeq.has(seq));
+    if (missed.length > 0) await read(missed, true);
     return refs.map((ref) => {
       const nodes = nodesBySeq.get(lastLeafOf(ref));
       const hash = Array.isArray(nodes) ? nodes[ref.level] : undefined;
@@ -297,7 +306,9 @@ export class DynamoDBChainStore implements ChainStore {
   }
 
   async readRecord(lineageId: string, seq: number): Promise<unknown | null> {
-    const item = await this.#table.get(LineageKeys.lineage(lineageId), LineageKeys.record(seq));
+    // Put once and checked against the head's tree by every reader: eventually consistent first,
+    // strongly again before answering "no record" (LineageTable.getWritten).
+    const item = await this.#table.getWritten(LineageKeys.lineage(lineageId), LineageKeys.record(seq));
     if (!item) return null;
     const [record] = await this.#withManifests(lineageId, [recordOf(item)]);
     return record;

@@ -47,6 +47,16 @@ export class LineageTable {
     return out.Item;
   }
 
+  /**
+   * The item at (`pk`, `sk`) of an item written once and authenticated by its reader (a record by
+   * seq, a deployment leaf), or `undefined`: eventually consistent first (half the read units),
+   * strongly again only when that copy misses it. A stale copy of such an item is the item or
+   * nothing, so only a miss could change an answer, and a miss is never taken from the stale copy.
+   */
+  async getWritten(pk: string, sk: string): Promise<Item | undefined> {
+    return (await this.get(pk, sk, { consistent: false })) ?? (await this.get(pk, sk));
+  }
+
   /** Every item a query matches, all pages, strongly consistent. */
   async queryAll(query: TableQuery): Promise<Item[]> {
     const items: Item[] = [];
