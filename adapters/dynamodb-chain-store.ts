@@ -51,6 +51,17 @@ function firstRecordSeqOf(items: readonly Item[]): number | null {
   return null;
 }
 
+/** Whether `items` hold a well-formed record key for every seq from `fromSeq` to `toSeq`. */
+function coversSeqs(items: readonly Item[], fromSeq: number, toSeq: number): boolean {
+  const seqs = new Set<number>();
+  for (const item of items) {
+    const match = /^RECORD#(\d{16})$/.exec(readString(item, 'sk') ?? '');
+    const seq = match ? Number(match[1]) : Number.NaN;
+    if (seq >= fromSeq && seq <= toSeq) seqs.add(seq);
+  }
+  return seqs.size === toSeq - fromSeq + 1;
+}
+
 /**
  * The chain of each lineage in the table (docs/pipeline.md, "Data layout"; docs/sealing.md, "The
  * write"). An append is two steps and no transaction:
@@ -319,15 +330,24 @@ export class DynamoDBChainStore implements ChainStore {
     return item ? markerLocationOf(item) : null;
   }
 
-  async readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]> {
-    const items = await this.#table.queryAll({
+  async readChain(
+    lineageId: string,
+    fromSeq: number,
+    toSeq: number,
+    { eventual = false }: { readonly eventual?: boolean } = {},
+  ): Promise<unknown[]> {
+    const query = {
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: itemOf({
         ':pk': LineageKeys.lineage(lineageId),
         ':from': LineageKeys.record(fromSeq),
         ':to': LineageKeys.record(toSeq),
       }),
-    });
+    };
+    // Records are written once: a stale copy holding every seq of the range is what a strong read
+    // returns; one missing any (just written, or gone) is read again strongly.
+    let items = eventual ? await this.#table.queryAll(query, { consistent: false }) : [];
+    if (!eventual || !coversSeqs(items, fromSeq, toSeq)) items = await this.#table.queryAll(query);
     return this.#withManifests(lineageId, items.map(recordOf));
   }
 }

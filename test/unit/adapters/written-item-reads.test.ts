@@ -1,4 +1,4 @@
-import { type AttributeValue, BatchGetItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, BatchGetItemCommand, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { deploymentLeafItem } from '../../../adapters/deployment-leaf-item';
 import { DynamoDBDeploymentLogStore } from '../../../adapters/dynamodb-deployment-log-store';
@@ -13,7 +13,7 @@ type Item = Record<string, AttributeValue>;
 
 /** One read the fake table answered: the command, how many keys, and whether it was strongly consistent. */
 interface Read {
-  readonly op: 'GetItem' | 'BatchGetItem';
+  readonly op: 'GetItem' | 'BatchGetItem' | 'Query';
   readonly keys: number;
   readonly consistent: boolean;
 }
@@ -42,6 +42,17 @@ function countingTable(items: readonly Item[], stale: readonly Item[] = []) {
       reads.push({ op: 'BatchGetItem', keys: request?.Keys?.length ?? 0, consistent });
       const found = (request?.Keys ?? []).map((key) => visible(key, consistent)).filter((i) => i !== undefined);
       return { Responses: { [TABLE]: found } };
+    }
+    if (command instanceof QueryCommand) {
+      const consistent = command.input.ConsistentRead === true;
+      const values = command.input.ExpressionAttributeValues ?? {};
+      const [pk, from, to] = [values[':pk']?.S, values[':from']?.S ?? '', values[':to']?.S ?? ''];
+      const found = [...byKey.values()]
+        .filter((item) => item.pk?.S === pk && (item.sk?.S ?? '') >= from && (item.sk?.S ?? '') <= to)
+        .filter((item) => visible(item, consistent) !== undefined)
+        .sort((a, b) => ((a.sk?.S ?? '') < (b.sk?.S ?? '') ? -1 : 1));
+      reads.push({ op: 'Query', keys: found.length, consistent });
+      return { Items: found };
     }
     throw new Error(`unexpected command ${(command as object).constructor.name}`);
   });
@@ -134,6 +145,26 @@ describe('reads of items written once (records, deployment leaves): eventually c
       { op: 'BatchGetItem', keys: 2, consistent: false },
       { op: 'BatchGetItem', keys: 1, consistent: true },
     ]);
+  });
+
+  it('readChain with eventual: one eventually consistent Query when the copy holds every seq; a copy missing one is read again strongly', async () => {
+    const items = [recordAt(0), recordAt(1), recordAt(2)];
+    const full = countingTable(items);
+    const store = (client: ReturnType<typeof countingTable>['client']) => new DynamoDBLineageStore(client, TABLE);
+    const expected = [{ seq: 0 }, { seq: 1 }, { seq: 2 }];
+    expect(await store(full.client).readChain(TEST_LINEAGE_ID, 0, 2, { eventual: true })).toEqual(expected);
+    expect(full.reads).toEqual([{ op: 'Query', keys: 3, consistent: false }]);
+    // The tip just written: the stale copy misses it, so the range is read again strongly.
+    const stale = countingTable(items, [recordAt(2)]);
+    expect(await store(stale.client).readChain(TEST_LINEAGE_ID, 0, 2, { eventual: true })).toEqual(expected);
+    expect(stale.reads).toEqual([
+      { op: 'Query', keys: 2, consistent: false },
+      { op: 'Query', keys: 3, consistent: true },
+    ]);
+    // Without the option (the sealer's roll-forward reads past the end): strong only.
+    const strong = countingTable(items);
+    expect(await store(strong.client).readChain(TEST_LINEAGE_ID, 0, 9)).toEqual(expected);
+    expect(strong.reads).toEqual([{ op: 'Query', keys: 3, consistent: true }]);
   });
 
   it('the heads a kept checkpoint is compared with stay strongly consistent (a stale head would read as a rollback)', async () => {
