@@ -51,6 +51,17 @@ function firstRecordSeqOf(items: readonly Item[]): number | null {
   return null;
 }
 
+/** Whether `items` hold a well-formed record key for every seq from `fromSeq` to `toSeq`. */
+function coversSeqs(items: readonly Item[], fromSeq: number, toSeq: number): boolean {
+  const seqs = new Set<number>();
+  for (const item of items) {
+    const match = /^RECORD#(\d{16})$/.exec(readString(item, 'sk') ?? '');
+    const seq = match ? Number(match[1]) : Number.NaN;
+    if (seq >= fromSeq && seq <= toSeq) seqs.add(seq);
+  }
+  return seqs.size === toSeq - fromSeq + 1;
+}
+
 /**
  * The chain of each lineage in the table (docs/pipeline.md, "Data layout"; docs/sealing.md, "The
  * write"). An append is two steps and no transaction:
@@ -281,14 +292,23 @@ export class DynamoDBChainStore implements ChainStore {
   async readNodes(lineageId: string, refs: readonly NodeRef[]): Promise<(HexDigest | null)[]> {
     const seqs = [...new Set(refs.map(lastLeafOf))].filter((seq) => Number.isSafeInteger(seq));
     const nodesBySeq = new Map<number, unknown>();
-    const items = await this.#batchGet(
-      seqs.map((seq) => itemOf({ pk: LineageKeys.lineage(lineageId), sk: LineageKeys.record(seq) })),
-      { expression: 'sk, #nodes', names: { '#nodes': 'nodes' } },
-    );
-    for (const item of items) {
-      const seq = Number((readString(item, 'sk') ?? '').slice(LineageKeys.recordPrefix.length));
-      nodesBySeq.set(seq, recordNodesOf(item));
-    }
+    const read = async (wanted: readonly number[], consistent: boolean) => {
+      const items = await this.#batchGet(
+        wanted.map((seq) => itemOf({ pk: LineageKeys.lineage(lineageId), sk: LineageKeys.record(seq) })),
+        { expression: 'sk, #nodes', names: { '#nodes': 'nodes' } },
+        consistent,
+      );
+      for (const item of items) {
+        const seq = Number((readString(item, 'sk') ?? '').slice(LineageKeys.recordPrefix.length));
+        nodesBySeq.set(seq, recordNodesOf(item));
+      }
+    };
+    // A record is put once, before the head that names it, and every node read is hashed into a
+    // root the reader checks: an eventually consistent copy (half the read units) is the item or
+    // nothing, and a seq it misses is read again strongly, so no node is taken as absent from it.
+    await read(seqs, false);
+    const missed = seqs.filter((seq) => !nodesBySeq.has(seq));
+    if (missed.length > 0) await read(missed, true);
     return refs.map((ref) => {
       const nodes = nodesBySeq.get(lastLeafOf(ref));
       const hash = Array.isArray(nodes) ? nodes[ref.level] : undefined;
@@ -297,7 +317,9 @@ export class DynamoDBChainStore implements ChainStore {
   }
 
   async readRecord(lineageId: string, seq: number): Promise<unknown | null> {
-    const item = await this.#table.get(LineageKeys.lineage(lineageId), LineageKeys.record(seq));
+    // Put once and checked against the head's tree by every reader: eventually consistent first,
+    // strongly again before answering "no record" (LineageTable.getWritten).
+    const item = await this.#table.getWritten(LineageKeys.lineage(lineageId), LineageKeys.record(seq));
     if (!item) return null;
     const [record] = await this.#withManifests(lineageId, [recordOf(item)]);
     return record;
@@ -308,15 +330,24 @@ export class DynamoDBChainStore implements ChainStore {
     return item ? markerLocationOf(item) : null;
   }
 
-  async readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]> {
-    const items = await this.#table.queryAll({
+  async readChain(
+    lineageId: string,
+    fromSeq: number,
+    toSeq: number,
+    { eventual = false }: { readonly eventual?: boolean } = {},
+  ): Promise<unknown[]> {
+    const query = {
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: itemOf({
         ':pk': LineageKeys.lineage(lineageId),
         ':from': LineageKeys.record(fromSeq),
         ':to': LineageKeys.record(toSeq),
       }),
-    });
+    };
+    // Records are written once: a stale copy holding every seq of the range is what a strong read
+    // returns; one missing any (just written, or gone) is read again strongly.
+    let items = eventual ? await this.#table.queryAll(query, { consistent: false }) : [];
+    if (!eventual || !coversSeqs(items, fromSeq, toSeq)) items = await this.#table.queryAll(query);
     return this.#withManifests(lineageId, items.map(recordOf));
   }
 }

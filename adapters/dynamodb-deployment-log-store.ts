@@ -45,7 +45,9 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
 
   async readLeafIndexRoot(index: number): Promise<HexDigest | null> {
     if (!Number.isSafeInteger(index) || index < 0) return null;
-    const item = await this.#table.get(LineageKeys.deploymentLog, LineageKeys.deploymentLeaf(index));
+    // A leaf is put once with the head that grows over it, and its index root is checked against
+    // the log's tree: eventually consistent first, strongly again before answering absent.
+    const item = await this.#table.getWritten(LineageKeys.deploymentLog, LineageKeys.deploymentLeaf(index));
     return item ? leafIndexRootOf(item) : null;
   }
 
@@ -111,10 +113,18 @@ export class DynamoDBDeploymentLogStore implements DeploymentLogStore, Deploymen
       itemOf({ pk: LineageKeys.deploymentLog, sk: LineageKeys.deploymentLeaf(index) }),
     );
     const leafItems = new Map<number, Item>();
-    for (const item of await batchGetItems(client, tableName, keys, { consistentRead: true })) {
-      const index = Number(/^LEAF#(\d{16})$/.exec(readString(item, 'sk') ?? '')?.[1]);
-      if (Number.isSafeInteger(index)) leafItems.set(index, item);
-    }
+    const read = async (wanted: readonly Item[], consistentRead: boolean) => {
+      for (const item of await batchGetItems(client, tableName, wanted, { consistentRead })) {
+        const index = Number(/^LEAF#(\d{16})$/.exec(readString(item, 'sk') ?? '')?.[1]);
+        if (Number.isSafeInteger(index)) leafItems.set(index, item);
+      }
+    };
+    // Leaf items are put once and their nodes hashed into the checkpoint the reader verifies: an
+    // eventually consistent copy (half the read units) is the item or nothing, and a leaf it
+    // misses is read again strongly, so no node is taken as absent from a stale copy.
+    await read(keys, false);
+    const missed = leaves.flatMap((index, i) => (leafItems.has(index) ? [] : [keys[i] as Item]));
+    if (missed.length > 0) await read(missed, true);
     return refs.map((ref) => {
       const item = leafItems.get(lastLeafOf(ref));
       return item ? leafNodeOf(item, ref.level) : null;

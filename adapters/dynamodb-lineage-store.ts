@@ -59,8 +59,13 @@ export class DynamoDBLineageStore implements LineageStore {
   findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null> {
     return this.#chain.findByResidualId(lineageId, residualId);
   }
-  readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]> {
-    return this.#chain.readChain(lineageId, fromSeq, toSeq);
+  readChain(
+    lineageId: string,
+    fromSeq: number,
+    toSeq: number,
+    options?: { readonly eventual?: boolean },
+  ): Promise<unknown[]> {
+    return this.#chain.readChain(lineageId, fromSeq, toSeq, options);
   }
 
   recordConflict(conflict: ConflictRecord): Promise<void> {

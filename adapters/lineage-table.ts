@@ -47,26 +47,40 @@ export class LineageTable {
     return out.Item;
   }
 
-  /** Every item a query matches, all pages, strongly consistent. */
-  async queryAll(query: TableQuery): Promise<Item[]> {
+  /**
+   * The item at (`pk`, `sk`) of an item written once and authenticated by its reader (a record by
+   * seq, a deployment leaf), or `undefined`: eventually consistent first (half the read units),
+   * strongly again only when that copy misses it. A stale copy of such an item is the item or
+   * nothing, so only a miss could change an answer, and a miss is never taken from the stale copy.
+   */
+  async getWritten(pk: string, sk: string): Promise<Item | undefined> {
+    return (await this.get(pk, sk, { consistent: false })) ?? (await this.get(pk, sk));
+  }
+
+  /**
+   * Every item a query matches, all pages, strongly consistent unless `consistent` is `false`
+   * (half the read units; only for items written once, whose caller can tell a miss).
+   */
+  async queryAll(query: TableQuery, { consistent = true }: { readonly consistent?: boolean } = {}): Promise<Item[]> {
     const items: Item[] = [];
-    for await (const page of this.queryPages(query)) items.push(...(page.Items ?? []));
+    for await (const page of this.queryPages(query, { consistent })) items.push(...(page.Items ?? []));
     return items;
   }
 
   /**
-   * The pages of a query, strongly consistent, in order (the SDK's `paginateQuery`, following
-   * `LastEvaluatedKey`).
+   * The pages of a query, in order (the SDK's `paginateQuery`, following `LastEvaluatedKey`),
+   * strongly consistent unless `paging.consistent` is `false`.
    * @param paging.pageSize - `Limit` of every page (DynamoDB's 1 MB page bound without it)
    * @param paging.startingToken - the `LastEvaluatedKey` of a page already read, to go on after it
    */
   queryPages(
     query: TableQuery,
-    paging: { readonly pageSize?: number; readonly startingToken?: Item } = {},
+    paging: { readonly pageSize?: number; readonly startingToken?: Item; readonly consistent?: boolean } = {},
   ): AsyncIterable<QueryCommandOutput> {
+    const { consistent = true, ...pages } = paging;
     return paginateQuery(
-      { client: this.client, ...paging },
-      { TableName: this.tableName, ...query, ConsistentRead: true },
+      { client: this.client, ...pages },
+      { TableName: this.tableName, ...query, ConsistentRead: consistent },
     );
   }
 

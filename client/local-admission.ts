@@ -40,7 +40,9 @@ export async function checkLocalAdmission(store: AdmissionReader, request: Resid
     return;
   }
   const from = Math.max(0, head.seq - LOCAL_ADMISSION_WINDOW + 1);
-  const records = (await store.readChain(request.lineageId, from, head.seq)) as StoredRecord[];
+  // The range ends at the head just read strongly, so it is full: an eventually consistent copy
+  // holding every seq is the same records; one missing any is read again strongly.
+  const records = (await store.readChain(request.lineageId, from, head.seq, { eventual: true })) as StoredRecord[];
   const tip = records.at(-1);
   if (!tip?.header) return;
   const legacyTip = tip.header.formatVersion !== RECORD_FORMAT_WRITER_BOUND;

@@ -77,9 +77,17 @@ export interface LineageStore {
   findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null>;
   /**
    * Stored records with `fromSeq ≤ seq ≤ toSeq` in seq order (all pages), unverified. Missing
-   * seqs are simply absent, so the verifier sees the gap.
+   * seqs are simply absent, so the verifier sees the gap. `options.eventual`: read a copy up to
+   * about a second old first (half the read units), and strongly again unless it holds every seq
+   * of the range: for a range known to be full (ending at a head read strongly), where the records,
+   * written once, are then the same as a strong read's.
    */
-  readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]>;
+  readChain(
+    lineageId: string,
+    fromSeq: number,
+    toSeq: number,
+    options?: { readonly eventual?: boolean },
+  ): Promise<unknown[]>;
   /** Writes a conflict record; never overwrites anything (docs/sealing.md, "Sealing"). */
   recordConflict(conflict: ConflictRecord): Promise<void>;
   /** Writes a rejection record for a refused or malformed write. */

@@ -578,17 +578,26 @@ def _s(text: str) -> dict[str, str]:
 
 class LineageTableReader:
     """The client's reads of the lineage table, over a boto3 DynamoDB client (``boto3.client("dynamodb")``
-    or anything with its ``get_item``, ``query`` and ``batch_get_item``). Every read is strongly
-    consistent and returns what the table holds, unverified."""
+    or anything with its ``get_item``, ``query`` and ``batch_get_item``); returns what the table
+    holds, unverified. Items put once and authenticated by their reader (records, manifest items)
+    are read eventually consistent (half the read units), and a key that copy misses is read again
+    strongly before it is taken as absent, so no answer changes; everything else is read strongly
+    (docs/pipeline.md, "Learning the outcome of a write")."""
 
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = client
         self._table = table_name
 
-    def _get(self, pk: str, sk: str) -> Item | None:
-        out = self._client.get_item(TableName=self._table, Key={"pk": _s(pk), "sk": _s(sk)}, ConsistentRead=True)
+    def _get(self, pk: str, sk: str, consistent: bool = True) -> Item | None:
+        out = self._client.get_item(TableName=self._table, Key={"pk": _s(pk), "sk": _s(sk)}, ConsistentRead=consistent)
         item = out.get("Item")
         return item if isinstance(item, Mapping) else None
+
+    def _get_written(self, pk: str, sk: str) -> Item | None:
+        """An item put once and authenticated by its reader: a stale copy is the item or nothing,
+        so it is read eventually consistent and, only when that copy misses it, strongly again."""
+        item = self._get(pk, sk, consistent=False)
+        return item if item is not None else self._get(pk, sk)
 
     def _query_all(self, **query: Any) -> list[Item]:
         items: list[Item] = []
@@ -637,14 +646,15 @@ class LineageTableReader:
     def read_record(self, lineage_id: str, seq: int) -> Any:
         """The stored record at ``seq`` (see :func:`record_of`) with its shared manifest put back
         (:meth:`with_manifests`), or ``None`` when there is no item."""
-        item = self._get(LineageKeys.lineage(lineage_id), LineageKeys.record(seq))
+        item = self._get_written(LineageKeys.lineage(lineage_id), LineageKeys.record(seq))
         return None if item is None else self.with_manifests(lineage_id, [record_of(item)])[0]
 
     def with_manifests(self, lineage_id: str, stored: Sequence[Any]) -> list[Any]:
         """``stored`` records of ``lineage_id`` with the manifests of their
         ``MANIFEST#<lineageId>#<manifestDigest>`` items put back (:func:`with_shared_manifest`), read
-        in BatchGetItems of at most 100 keys; a digest not found there is read once more under the
-        earlier layout's ``MANIFEST#<manifestDigest>``. A missing or undecodable manifest item
+        in BatchGetItems of at most 100 keys, eventually consistent first (content-addressed: a
+        stale copy is the item or nothing) and strongly again for a digest missed; a digest not
+        found there is read once more under the earlier layout's ``MANIFEST#<manifestDigest>``. A missing or undecodable manifest item
         leaves a record the verifier refuses (``HASH_MISMATCH``).
 
         :raises ManifestReadBoundError: when their manifests inflate past
@@ -652,19 +662,27 @@ class LineageTableReader:
         wanted = {d for d in map(shared_manifest_digest_of, stored) if d is not None}
         manifests: dict[str, Any] = {}
         budget = [MAX_MANIFEST_BYTES_PER_READ]
-        self._read_manifests({LineageKeys.manifest(lineage_id, d): d for d in sorted(wanted)}, manifests, budget)
+        keyed = {LineageKeys.manifest(lineage_id, d): d for d in sorted(wanted)}
+        self._read_manifests(keyed, manifests, budget, consistent=False)
+        missed = {pk: d for pk, d in keyed.items() if d not in manifests}
+        if missed:
+            self._read_manifests(missed, manifests, budget)
         earlier = sorted(wanted - manifests.keys())
         if earlier:
             self._read_manifests({LineageKeys.shared_manifest(d): d for d in earlier}, manifests, budget)
         return [with_shared_manifest(record, manifests) for record in stored]
 
-    def _read_manifests(self, by_pk: dict[str, str], manifests: dict[str, Any], budget: list[int]) -> None:
+    def _read_manifests(
+        self, by_pk: dict[str, str], manifests: dict[str, Any], budget: list[int], consistent: bool = True
+    ) -> None:
         """Reads the manifest items ``by_pk`` names (partition key → digest) into ``manifests``."""
         pks = list(by_pk)
         for i in range(0, len(pks), 100):
             keys: list[Any] = [{"pk": _s(pk), "sk": _s(LineageKeys.MANIFEST_SK)} for pk in pks[i : i + 100]]
             while keys:
-                out = self._client.batch_get_item(RequestItems={self._table: {"Keys": keys, "ConsistentRead": True}})
+                out = self._client.batch_get_item(
+                    RequestItems={self._table: {"Keys": keys, "ConsistentRead": consistent}}
+                )
                 for item in out.get("Responses", {}).get(self._table, []):
                     digest = by_pk.get(read_string(item, "pk") or "")
                     if digest is None:
@@ -675,9 +693,26 @@ class LineageTableReader:
                 keys = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
 
     def read_nodes(self, lineage_id: str, refs: Sequence[tuple[int, int]]) -> list[str | None]:
-        """The hex hash of each tree node ``(level, index)``, ``None`` where the table lacks it."""
+        """The hex hash of each tree node ``(level, index)``, ``None`` where the table lacks it.
+        Record items are put once and their nodes hashed into the tree head the reader checks: read
+        eventually consistent, and the seqs that copy misses strongly again."""
         seqs = sorted({node_seq(level, index) for level, index in refs})
         by_seq: dict[int, list[Any] | None] = {}
+        self._read_node_items(lineage_id, seqs, by_seq, consistent=False)
+        missed = [s for s in seqs if s not in by_seq]
+        if missed:
+            self._read_node_items(lineage_id, missed, by_seq, consistent=True)
+        hashes: list[str | None] = []
+        for level, index in refs:
+            nodes = by_seq.get(node_seq(level, index))
+            value = nodes[level] if nodes is not None and level < len(nodes) else None
+            hashes.append(value if type(value) is str else None)
+        return hashes
+
+    def _read_node_items(
+        self, lineage_id: str, seqs: Sequence[int], by_seq: dict[int, list[Any] | None], *, consistent: bool
+    ) -> None:
+        """Reads the ``nodes`` of the record items at ``seqs`` into ``by_seq``."""
         for i in range(0, len(seqs), 100):
             keys: list[Any] = [
                 {"pk": _s(LineageKeys.lineage(lineage_id)), "sk": _s(LineageKeys.record(s))} for s in seqs[i : i + 100]
@@ -689,7 +724,7 @@ class LineageTableReader:
                             "Keys": keys,
                             "ProjectionExpression": "sk, #nodes",
                             "ExpressionAttributeNames": {"#nodes": "nodes"},
-                            "ConsistentRead": True,
+                            "ConsistentRead": consistent,
                         }
                     }
                 )
@@ -698,12 +733,6 @@ class LineageTableReader:
                     if seq is not None:
                         by_seq[seq] = nodes_of(item)
                 keys = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
-        hashes: list[str | None] = []
-        for level, index in refs:
-            nodes = by_seq.get(node_seq(level, index))
-            value = nodes[level] if nodes is not None and level < len(nodes) else None
-            hashes.append(value if type(value) is str else None)
-        return hashes
 
     def find_by_residual_id(self, lineage_id: str, residual_id: str) -> dict[str, Any] | None:
         """The residual-id marker as ``{lineageId, seq}``, or ``None``."""
@@ -839,7 +868,10 @@ _TILE_NODES_KEPT: Final = 65_536
 
 class DeploymentLogTableReader:
     """The client's reads of the deployment log and the index nodes in the lineage table, over a
-    boto3 DynamoDB client; strongly consistent, unverified (the chain reader checks everything)."""
+    boto3 DynamoDB client, unverified (the chain reader checks everything): the head strongly
+    consistent (it is compared with the kept checkpoint) but for :meth:`peek_head`; leaf items and
+    index tiles, put once and hashed into what the reader checks, eventually consistent, a key
+    missed read again strongly before it is taken as absent."""
 
     def __init__(self, client: Any, table_name: str) -> None:
         self._client = client
@@ -884,22 +916,29 @@ class DeploymentLogTableReader:
         """The index root leaf item ``index`` commits to (hex), or ``None``."""
         if not is_safe_int(index):
             return None
-        out = self._client.get_item(
-            TableName=self._table,
-            Key={"pk": _s(DEPLOYMENT_LOG_PK), "sk": _s(deployment_leaf_sk(index))},
-            ConsistentRead=True,
-        )
-        item = out.get("Item")
-        return leaf_index_root_of(item) if isinstance(item, Mapping) else None
+        for consistent in (False, True):
+            out = self._client.get_item(
+                TableName=self._table,
+                Key={"pk": _s(DEPLOYMENT_LOG_PK), "sk": _s(deployment_leaf_sk(index))},
+                ConsistentRead=consistent,
+            )
+            item = out.get("Item")
+            if isinstance(item, Mapping):
+                return leaf_index_root_of(item)
+        return None
 
     def read_nodes(self, refs: Sequence[tuple[int, int]]) -> list[str | None]:
         """The hex hash of each tree node ``(level, index)`` of the deployment log, ``None`` where the table lacks it."""
         leaves = sorted({node_seq(level, index) for level, index in refs})
         by_leaf: dict[int, Item] = {}
-        for item in self._batch([{"pk": _s(DEPLOYMENT_LOG_PK), "sk": _s(deployment_leaf_sk(i))} for i in leaves]):
-            match = re.fullmatch(r"LEAF#(\d{16})", read_string(item, "sk") or "")
-            if match:
-                by_leaf[int(match.group(1))] = item
+        for consistent in (False, True):
+            keys = [{"pk": _s(DEPLOYMENT_LOG_PK), "sk": _s(deployment_leaf_sk(i))} for i in leaves if i not in by_leaf]
+            if not keys:
+                break
+            for item in self._batch(keys, consistent):
+                match = re.fullmatch(r"LEAF#(\d{16})", read_string(item, "sk") or "")
+                if match:
+                    by_leaf[int(match.group(1))] = item
         hashes: list[str | None] = []
         for level, index in refs:
             stored = by_leaf.get(node_seq(level, index))
