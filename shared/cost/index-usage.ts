@@ -102,6 +102,13 @@ export function indexTilesPerChangedKey(keys: number, changedKeys: number, k = I
 export const TILE_READ_UNITS = 0.5;
 
 /**
+ * Read units of one proof item (a record item holding tree nodes): eventually consistent, since a
+ * stale copy is the item or nothing and a node is checked against the head's tree (docs/pipeline.md,
+ * "Learning the outcome of a write"); a miss is read again strongly, rare enough to leave out.
+ */
+export const PROOF_ITEM_READ_UNITS = 0.5;
+
+/**
  * Write units per tile written: a tile of 4 levels is an item under 1 KB but for a few holding
  * several leaves (bench/index.ts at 10^6 keys: 4.45 units for 4.36 tiles per changed key).
  */
@@ -137,7 +144,7 @@ export function sealerIndexUsage(load: IndexLoad): Usage {
 /**
  * The integrator's work per write (docs/deployment-log.md, "Integration"), one integration
  * amortized over its writes: the deployment head read; per lineage its head item and its proof
- * items; one `VerifyMac` per distinct head-state MAC, a sealer invocation's batch MAC covering
+ * items ({@link PROOF_ITEM_READ_UNITS} each); one `VerifyMac` per distinct head-state MAC, a sealer invocation's batch MAC covering
  * all its heads ({@link IndexLoad.sealerInvocationsPerIntegration}; docs/verifiable-log.md, "Appending"); the
  * changed keys' tiles read (eventually consistent, {@link TILE_READ_UNITS} each; the
  * warm cache's hits not counted) and their new tiles written ({@link indexTilesPerChangedKey},
@@ -161,7 +168,7 @@ export function integratorUsage(load: IndexLoad): Usage {
   const proofItems = load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE;
   const runs = writes / load.writesPerRun;
   const perIntegration: Usage = {
-    dynamodbReadRequestUnit: 1 + lineages * (1 + proofItems) + TILE_READ_UNITS * tiles,
+    dynamodbReadRequestUnit: 1 + lineages * (1 + PROOF_ITEM_READ_UNITS * proofItems) + TILE_READ_UNITS * tiles,
     dynamodbWriteRequestUnit: TILE_WRITE_UNITS * tiles + DEPLOYMENT_COMMIT_WCU + witnesses,
     kmsSymmetricRequest: Math.min(lineages, load.sealerInvocationsPerIntegration ?? lineages),
     kmsAsymmetricRequest: 1 + witnesses,

@@ -20,9 +20,9 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     // count after one head-state MAC per invocation and the client's cheaper reads"), with the
     // records' MAC batched per sealer invocation as well and the sealed-run notices one
     // `SendMessageBatch` per sealer invocation (0.175 a write), not one `SendMessage` per run: about
-    // $18.3 per million sparse writes ($21.1 with one record MAC and one notice a write), $7.32 of it
+    // $18.0 per million sparse writes ($21.1 with one record MAC and one notice a write), $7.01 of it
     // the index in tiles (docs/infrastructure.md, "The index's share").
-    expect(estimate.write.usdPerMillion).toBeCloseTo(18.32, 2);
+    expect(estimate.write.usdPerMillion).toBeCloseTo(18.01, 2);
     // The symmetric requests: the sealer invocation's two `GenerateMac`, one for all its records and
     // one for all its head states (0.175 invocations a write, measured: 0.35), no `VerifyMac` of the
     // head it stored itself
