@@ -35,7 +35,7 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     // No sealer `Sign` per write: the only asymmetric requests are the index's (the integrator's
     // and the witness's, one each per integration of 100 writes).
     expect(estimate.write.lines.find((l) => l.dimension === 'kmsAsymmetricRequest')?.units).toBeCloseTo(0.02, 9);
-    expect(estimate.index.usdPerMillion).toBeCloseTo(7.32, 1);
+    expect(estimate.index.usdPerMillion).toBeCloseTo(7.01, 1);
     expect(estimate.recall.usdPerMillion).toBeCloseTo(6.73, 2);
     expect(estimate.monthly.usdPerMonth).toBeCloseTo(3.3, 6);
     expect(estimate.region).toBe('us-east-1');
