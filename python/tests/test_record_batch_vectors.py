@@ -50,8 +50,9 @@ def test_the_root_message_mac_and_places_of_each_batch(batch: dict) -> None:
     leaves = [bytes.fromhex(h) for h in batch["recordHashes"]]
     root = merkle_tree_hash(leaves)
     assert root.hex() == batch["rootHex"]
-    message = hashlib.sha256(VECTORS["tag"].encode() + b"\x00" + root).digest()
-    assert message.hex() == batch["messageHex"] == record_batch_message(root).hex()
+    size = len(leaves).to_bytes(8, "big")
+    message = hashlib.sha256(VECTORS["tag"].encode() + b"\x00" + size + root).digest()
+    assert message.hex() == batch["messageHex"] == record_batch_message(len(leaves), root).hex()
     mac = hmac.new(KEY, message, hashlib.sha256).digest()
     assert base64.b64encode(mac).decode("ascii") == batch["mac"]
     for i, place in enumerate(batch["places"]):
@@ -67,7 +68,7 @@ def _batched_chain() -> list[dict[str, Any]]:
     chain = copy.deepcopy([v["record"] for v in SEAL["records"]])
     leaves = [bytes.fromhex(r["recordHash"]) for r in chain]
     root = merkle_tree_hash(leaves)
-    mac = base64.b64encode(hmac.new(KEY, record_batch_message(root), hashlib.sha256).digest()).decode()
+    mac = base64.b64encode(hmac.new(KEY, record_batch_message(len(chain), root), hashlib.sha256).digest()).decode()
     for i, record in enumerate(chain):
         record["anchor"] = {**record["anchor"], "mac": mac}
         record["macBatch"] = {"index": i, "size": len(chain), "path": [n.hex() for n in _path(i, leaves)]}
@@ -118,3 +119,18 @@ def test_the_item_place_is_read_once_and_binary() -> None:
     injected = {"S": json.dumps({**record, "macBatch": place})}
     assert record_of({"record": injected})["macBatch"] == {"index": 0, "size": 0, "path": []}
     assert mac_batch_of({"macBatch": {"B": b"\x00\x01"}}) == {"index": 0, "size": 0, "path": []}
+
+
+def test_a_size_edit_that_keeps_the_path_shape_fails_the_mac() -> None:
+    # Leaf 0 has a path of 2 hashes in a batch of 3 and of 4: the fold gives the same root, and
+    # only the size in the MAC'd message refuses the edit.
+    batch = next(b for b in VECTORS["batches"] if len(b["recordHashes"]) == 3)
+    place = {k: v for k, v in batch["places"][0].items() if k != "storedHex"}
+    record = {"recordHash": batch["recordHashes"][0], "macBatch": place}
+    assert record_mac_message(record, b"").hex() == batch["messageHex"]
+    edited = {**record, "macBatch": {**place, "size": 4}}
+    assert record_batch_root(edited["recordHash"], edited["macBatch"]) == bytes.fromhex(batch["rootHex"])
+    message = record_mac_message(edited, b"")
+    assert message is not None and message.hex() != batch["messageHex"]
+    mac = base64.b64encode(hmac.new(KEY, message, hashlib.sha256).digest()).decode("ascii")
+    assert mac != batch["mac"]

@@ -19,8 +19,8 @@ export interface RecordMac {
 /**
  * One `GenerateMac` for `records` (docs/sealing.md, "The record and its seal"): one record gets the
  * single form, the MAC of its header bytes (what every record had before batches, and no place to
- * store); several get one batch MAC over `recordBatchMessage` of the RFC 9162 root of their record
- * hashes, leaf `i` being `records[i]`, each with its place. Answers by position. Pure apart from
+ * store); several get one batch MAC over `recordBatchMessage` of their count and the RFC 9162 root
+ * of their record hashes, leaf `i` being `records[i]`, each with its place. Answers by position. Pure apart from
  * the anchor call.
  *
  * @throws {RangeError} when `records` is empty
@@ -35,7 +35,7 @@ export async function macRecords(records: readonly RecordToMac[], anchor: MacAnc
     return [{ anchor: signature }];
   }
   const { root, places } = await recordBatchOf(records.map((record) => record.recordHash));
-  const signature = checked(anchor, await anchor.generateMac(recordBatchMessage(root)));
+  const signature = checked(anchor, await anchor.generateMac(recordBatchMessage(records.length, root)));
   return places.map((macBatch) => ({ anchor: signature, macBatch }));
 }
 

@@ -34,19 +34,29 @@ export type RecordBatchPlace = z.infer<typeof RecordBatchPlaceSchema>;
 
 /**
  * The 32 bytes a batch record MAC is taken over: `SHA-256("reseal/v1/record-batch" || 0x00 ||
- * batchRoot)`, `batchRoot` the 32-byte RFC 9162 root of the batch's record hashes
- * (docs/canonical-form.md). It never equals another MAC input of the sealer's key: a single
- * record's MAC is over its canonical header, JCS text of hundreds of bytes, never 32; a head
- * state's (`reseal/v1/head-state`) and a head-state batch's (`reseal/v1/head-state-batch`) are
- * 32-byte SHA-256 digests under other tags, and the hashed bytes differ from the tag on (the NUL
- * ends each tag), so an equal message would be a SHA-256 collision. A batch MAC cannot pass for
- * any of them, nor any of them for it.
+ * uint64be(size) || batchRoot)`, `size` the batch's leaf count and `batchRoot` the 32-byte RFC 9162
+ * root of the batch's record hashes (docs/canonical-form.md). The size is bound because a record
+ * stores it: a root alone leaves an edited size that keeps the leaf's path shape (leaf 0 of 3 and
+ * of 4) folding to the same root, so the edit would pass; with the size MAC'd and RFC 9162's walk
+ * refusing a path that does not fit index and size, every edit of the place fails the MAC. Bytes,
+ * not JCS as the head-state batch message: the root and the stored place are binary, and a fixed
+ * 40-byte input needs no canonical form. It never equals another MAC input of the sealer's key: a
+ * single record's MAC is over its canonical header, JCS text of hundreds of bytes, never 32; a
+ * head state's (`reseal/v1/head-state`) and a head-state batch's (`reseal/v1/head-state-batch`)
+ * are 32-byte SHA-256 digests under other tags, and the hashed bytes differ from the tag on (the
+ * NUL ends each tag), so an equal message would be a SHA-256 collision. A batch MAC cannot pass
+ * for any of them, nor any of them for it.
  *
- * @throws {RangeError} when `root` is not 32 bytes
+ * @throws {RangeError} when `size` is not an integer from 1 to {@link MAX_RECORD_BATCH} or `root` is not 32 bytes
  */
-export function recordBatchMessage(root: Uint8Array): Uint8Array {
+export function recordBatchMessage(size: number, root: Uint8Array): Uint8Array {
+  if (!Number.isInteger(size) || size < 1 || size > MAX_RECORD_BATCH)
+    throw new RangeError(`a batch size is 1 to ${MAX_RECORD_BATCH}`);
   if (!(root instanceof Uint8Array) || root.byteLength !== 32) throw new RangeError('a batch root is 32 bytes');
-  return Buffer.from(hashBytes(HashDomain.RECORD_BATCH, root), 'hex');
+  const input = Buffer.alloc(40);
+  input.writeBigUInt64BE(BigInt(size), 0);
+  input.set(root, 8);
+  return Buffer.from(hashBytes(HashDomain.RECORD_BATCH, input), 'hex');
 }
 
 /**
@@ -77,12 +87,19 @@ export async function recordBatchOf(
 
 /**
  * The batch root `place` folds `recordHash` to (RFC 9162 §2.1.3.2), or `null` when the place is
- * malformed: an index not below the size, a path too long or too short for the position, a path
+ * malformed: an index not below the size, a size above {@link MAX_RECORD_BATCH}, a path too long or too short for the position, a path
  * element that is not 64 lowercase hex. Never throws.
  */
 export function recordBatchRoot(recordHash: HexDigest, place: RecordBatchPlace): Uint8Array | null {
   const { index, size, path } = place;
-  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return null;
+  if (
+    !Number.isSafeInteger(index) ||
+    !Number.isSafeInteger(size) ||
+    index < 0 ||
+    index >= size ||
+    size > MAX_RECORD_BATCH
+  )
+    return null;
   if (!Array.isArray(path) || !path.every((node) => typeof node === 'string' && HEX_DIGEST_PATTERN.test(node)))
     return null;
   if (!HEX_DIGEST_PATTERN.test(recordHash)) return null;

@@ -4,14 +4,14 @@ import type { SealedRecord } from './sealed-record';
 
 /**
  * The message a record's MAC is over (docs/sealing.md, "Verification"): its header bytes (the
- * single form, a record without `macBatch`), or `recordBatchMessage` of the root its `macBatch`
- * folds its record hash to (the batch form); `null` when the batch fields are malformed (the MAC
+ * single form, a record without `macBatch`), or `recordBatchMessage` of its `macBatch` size and the
+ * root its place folds its record hash to (the batch form); `null` when the batch fields are malformed (the MAC
  * fails). The record hash is the stored one, which the integrity check recomputed from the header.
  */
 export function recordMacMessage(record: SealedRecord, headerBytes: Uint8Array): Uint8Array | null {
   if (record.macBatch === undefined) return headerBytes;
   const root = recordBatchRoot(record.recordHash, record.macBatch);
-  return root === null ? null : recordBatchMessage(root);
+  return root === null ? null : recordBatchMessage(record.macBatch.size, root);
 }
 
 /**

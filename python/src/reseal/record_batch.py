@@ -20,14 +20,18 @@ MAX_RECORD_BATCH = 0xFFFF_FFFF
 """Most leaves a batch may name: what the record item's 4-byte size holds."""
 
 
-def record_batch_message(root: bytes) -> bytes:
-    """``SHA-256("reseal/v1/record-batch" || 0x00 || root)``, 32 bytes.
+def record_batch_message(size: int, root: bytes) -> bytes:
+    """``SHA-256("reseal/v1/record-batch" || 0x00 || uint64be(size) || root)``, 32 bytes. The size
+    is bound because a record stores it: an edited size that keeps the leaf's path shape folds to
+    the same root, so only the MAC over the size refuses it.
 
-    :raises ValueError: ``root`` is not 32 bytes
+    :raises ValueError: ``size`` is not 1 to ``MAX_RECORD_BATCH`` or ``root`` is not 32 bytes
     """
+    if type(size) is not int or not 1 <= size <= MAX_RECORD_BATCH:
+        raise ValueError(f"a batch size is 1 to {MAX_RECORD_BATCH}")
     if len(root) != 32:
         raise ValueError("a batch root is 32 bytes")
-    return bytes.fromhex(hash_bytes(HashDomain.RECORD_BATCH, bytes(root)))
+    return bytes.fromhex(hash_bytes(HashDomain.RECORD_BATCH, size.to_bytes(8, "big") + bytes(root)))
 
 
 def record_batch_root(record_hash: Any, place: Any) -> bytes | None:
@@ -46,9 +50,10 @@ def record_batch_root(record_hash: Any, place: Any) -> bytes | None:
 
 def record_mac_message(record: Mapping[str, Any], header_message: bytes) -> bytes | None:
     """The message a record's MAC is over: its header bytes (no ``macBatch``: the single form),
-    the batch message of the root its place folds its record hash to, or ``None`` when the place
-    is malformed (the MAC fails)."""
+    the batch message of its place's size and the root the place folds its record hash to, or
+    ``None`` when the place is malformed (the MAC fails)."""
     if "macBatch" not in record:
         return header_message
-    root = record_batch_root(record.get("recordHash"), record["macBatch"])
-    return None if root is None else record_batch_message(root)
+    place = record["macBatch"]
+    root = record_batch_root(record.get("recordHash"), place)
+    return None if root is None else record_batch_message(place["size"], root)

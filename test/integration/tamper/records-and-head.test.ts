@@ -801,7 +801,7 @@ const macOnlyCells: readonly Cell[] = [
   { attack: attacks.transplantHead, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
 ];
 // The batch place of a record whose MAC is its sealer invocation's batch MAC (docs/sealing.md,
-// "The record and its seal"): record 4 is leaf 1 of the batch of seq 3 and 4 (one group of two
+// "The record and its seal"): record 4 is leaf 1 of the batch of seq 3 to 5 (one group of three
 // writes), its place in the record item's binary `macBatch` (index, size, then the path).
 const editPlace = (
   attack: string,
@@ -820,23 +820,27 @@ const editPlace = (
     },
   }) satisfies Attack;
 const placeAttacks = {
-  editPath: editPlace("edit a hash of the last record's batch path", async (place) => {
+  editPath: editPlace("edit a hash of record 4's batch path", async (place) => {
     place[8] = (place[8] as number) ^ 0xff;
     return { B: place };
   }),
-  editIndex: editPlace("edit the last record's leaf index in its batch (1 to 0)", async (place) => {
+  editIndex: editPlace("edit record 4's leaf index in its batch (1 to 0)", async (place) => {
     place[3] = 0;
     return { B: place };
   }),
-  editSize: editPlace("edit the last record's batch size (2 to 3)", async (place) => {
-    place[7] = 3;
+  editSize: editPlace("edit record 4's batch size (3 to 2)", async (place) => {
+    place[7] = 2;
     return { B: place };
   }),
-  movePlace: editPlace('move the batch place of seq 3 (same batch) onto the last record', async (_place, c) => {
+  editSizeSameShape: editPlace("edit record 4's batch size keeping its path shape (3 to 4)", async (place) => {
+    place[7] = 4;
+    return { B: place };
+  }),
+  movePlace: editPlace('move the batch place of seq 3 (same batch) onto record 4', async (_place, c) => {
     const three = await c.table.get(pk(c), record(3));
     return three.macBatch;
   }),
-  stripPlace: editPlace("strip the last record's batch place (it then claims the single form)", async () => undefined),
+  stripPlace: editPlace("strip record 4's batch place (it then claims the single form)", async () => undefined),
 };
 /** What the readers make of a record's edited batch place: the MAC auditors refuse its MAC; the tree's readers never read it. */
 const placeCaught = {
@@ -844,11 +848,19 @@ const placeCaught = {
   [V]: both('exit 0 VERIFIED_INTACT'),
 };
 const placeCells: readonly Cell[] = [
-  ...[placeAttacks.editPath, placeAttacks.editIndex, placeAttacks.movePlace, placeAttacks.stripPlace].map((attack) => ({
+  // Leaf 1 has a path of 2 hashes in a batch of 3 and of 4, folding to the same root: the size in
+  // the MAC'd message is what refuses that edit.
+  ...[
+    placeAttacks.editPath,
+    placeAttacks.editIndex,
+    placeAttacks.editSizeSameShape,
+    placeAttacks.movePlace,
+    placeAttacks.stripPlace,
+  ].map((attack) => ({
     attack,
     expect: placeCaught,
   })),
-  // A size that no longer fits the path (leaf 1 of 3 has a path of 2 hashes, not 1) is a malformed
+  // A size that no longer fits the path (leaf 1 of 2 has a path of 1 hash, not 2) is a malformed
   // place: refused before any MAC call, so the tree's walk, which calls none, refuses it too.
   { attack: placeAttacks.editSize, expect: { ...placeCaught, [V]: both('exit 20 HASH_MISMATCH') } },
 ];
@@ -858,7 +870,7 @@ let placedOther: SealedLineage;
 describe("tampering with a record's batch MAC place, through the MAC audit and the tree's walk", () => {
   beforeAll(async () => {
     [placed, placedOther] = await Promise.all([
-      sealLineage(setup, 'tamper-rh-place', [2, 1, 2]),
+      sealLineage(setup, 'tamper-rh-place', [2, 1, 3]),
       sealLineage(setup, 'tamper-rh-place-other', [5]),
     ]);
   });

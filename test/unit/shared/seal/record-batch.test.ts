@@ -56,7 +56,9 @@ describe('record-batch MAC vectors (test/vectors/record-batch-mac.json)', () => 
       const leaves = batch.recordHashes.map((hash) => Buffer.from(hash, 'hex'));
       const root = refRoot(leaves);
       expect(Buffer.from(root).toString('hex')).toBe(batch.rootHex);
-      const message = createHash('sha256').update(`${vectors.tag}\0`, 'latin1').update(root).digest();
+      const size = Buffer.alloc(8);
+      size.writeBigUInt64BE(BigInt(leaves.length));
+      const message = createHash('sha256').update(`${vectors.tag}\0`, 'latin1').update(size).update(root).digest();
       expect(message.toString('hex')).toBe(batch.messageHex);
       expect(createHmac('sha256', key).update(message).digest('base64')).toBe(batch.mac);
       for (const [i, place] of batch.places.entries()) {
@@ -71,7 +73,7 @@ describe('record-batch MAC vectors (test/vectors/record-batch-mac.json)', () => 
   it('recordBatchOf, recordBatchMessage and recordBatchRoot give the vectors; the item attribute is storedHex', async () => {
     for (const batch of vectors.batches) {
       const { root, places } = await recordBatchOf(batch.recordHashes);
-      expect(Buffer.from(recordBatchMessage(root)).toString('hex')).toBe(batch.messageHex);
+      expect(Buffer.from(recordBatchMessage(places.length, root)).toString('hex')).toBe(batch.messageHex);
       for (const [i, place] of places.entries()) {
         const { storedHex, ...expected } = batch.places[i] as Batch['places'][number];
         expect(place).toEqual(expected);
@@ -136,11 +138,19 @@ describe('a batch-MAC\'d record is checkable on its own (docs/sealing.md, "The r
         (r.macBatch as RecordBatchPlace).index = ((r.macBatch as RecordBatchPlace).index + 1) % 3;
       },
     ],
-    // The root is MAC'd, not the size: a size that gives the leaf another path shape folds elsewhere.
     [
       'the batch size edited',
       (r) => {
         (r.macBatch as RecordBatchPlace).size = 5;
+      },
+    ],
+    // Leaf 0 has a path of 2 hashes in a batch of 3 and of 4: the fold gives the same root, and
+    // only the size in the MAC'd message refuses the edit.
+    [
+      'the batch size edited, same path shape (leaf 0, size 3 to 4)',
+      (r) => {
+        expect(r.macBatch).toMatchObject({ index: 0, size: 3 });
+        (r.macBatch as RecordBatchPlace).size = 4;
       },
     ],
     [
