@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { createSealerHandler, MAX_CONCURRENT_LINEAGES } from '../../../../functions/sealer/create-handler';
 import { type HeadState, verifyHeadStateMac } from '../../../../shared/log/head-state-mac';
@@ -24,6 +25,20 @@ const LINEAGE = FACTORY_LINEAGE_ID;
 const OTHER = testLineageId('lineage-other');
 const LINEAGE_A = testLineageId('lineage-a');
 const LINEAGE_B = testLineageId('lineage-b');
+
+/**
+ * A seal request that skipped the guard: its write carries an unverified inherited variable, and
+ * its verdict claims it safe with a made-up digest; the sealer must refuse it for good.
+ */
+function forgedSealRequest(): SQSRecord {
+  const request = validWriteRequest({
+    lineageId: LINEAGE,
+    residualId: 'r-forged',
+    variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-0abc123')],
+  });
+  const verdict = { isSafe: true, rejectedVariables: [], requestViolations: [], verdictDigest: 'a'.repeat(64) };
+  return sqsRecord(JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: FACTORY_NOW_MS }), LINEAGE);
+}
 
 describe('sealer handler (message groups sealed whole)', () => {
   it('FIFO: a failure in a message group fails the whole group (nothing of it appended, so none sealed out of order)', async () => {
@@ -109,16 +124,7 @@ describe('sealer handler (message groups sealed whole)', () => {
 
   it('a forged seal request (guard skipped) is a permanent refusal: not reported as failed, so never retried, never sealed', async () => {
     const { handler, store } = setup();
-    const request = validWriteRequest({
-      lineageId: LINEAGE,
-      residualId: 'r-forged',
-      variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-0abc123')],
-    });
-    const verdict = { isSafe: true, rejectedVariables: [], requestViolations: [], verdictDigest: 'a'.repeat(64) };
-    const forged = sqsRecord(
-      JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: FACTORY_NOW_MS }),
-      LINEAGE,
-    );
+    const forged = forgedSealRequest();
     const response = await handler(sqsEvent([forged]), lambdaContext());
     expect(response.batchItemFailures).toEqual([]);
     expect(await store.readChain(LINEAGE, 0, 10)).toEqual([]);
@@ -185,16 +191,7 @@ describe('sealer handler (message groups sealed whole)', () => {
     const handler = createSealerHandler(service, log.logger, new Metrics({ namespace: 'Reseal', serviceName: 't' }));
     const lineages = [LINEAGE_A, LINEAGE_B, OTHER];
     const writes = Array.from({ length: 9 }, (_, i) => [lineages[i % 3] as string, `r-${i}`] as const);
-    const request = validWriteRequest({
-      lineageId: LINEAGE,
-      residualId: 'r-forged',
-      variablesUsed: [unverifiedInheritedVariable('targetResourceId', 'i-0abc123')],
-    });
-    const verdict = { isSafe: true, rejectedVariables: [], requestViolations: [], verdictDigest: 'a'.repeat(64) };
-    const forged = sqsRecord(
-      JSON.stringify({ formatVersion: 1, request, verdict, acceptedAtMs: FACTORY_NOW_MS }),
-      LINEAGE,
-    );
+    const forged = forgedSealRequest();
     const records = writes.map(([lineageId, residualId]) =>
       sqsRecord(sealRequestBody({ lineageId, residualId }), lineageId),
     );
