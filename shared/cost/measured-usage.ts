@@ -6,33 +6,36 @@ import type { Usage } from './usage';
  * and quotas"; bench/RESULTS.md, "Calls per operation"), the functions' and the agent's client's
  * calls together:
  *
- * - `write` (run of 2026-12-06 10:46 UTC, bench/RESULTS.md "Every count after one head-state MAC
- *   per invocation and the client's cheaper reads"; the append as built, record then head and
- *   marker, small head, lineage checkpoints unsigned: the defaults): the sparse scenario (50
+ * - `write` (run of 2026-12-06 13:34 UTC, bench/RESULTS.md "Every count after the record batch,
+ *   batched notices and eventually consistent proof reads"; the append as built, record then head
+ *   and marker, small head, lineage checkpoints unsigned: the defaults): the sparse scenario (50
  *   lineages at one write a second, 1 KiB payload, 100-key manifest), the sealer's path: guard
- *   `SendMessageBatch` to the FIFO queue (0.945 calls a write); two `GenerateMac` per sealer
+ *   `SendMessageBatch` to the FIFO queue (0.9 calls a write); two `GenerateMac` per sealer
  *   invocation, whatever its runs and records: one record-batch MAC for all its records, taken
  *   before they are stored (docs/sealing.md, "The record and its seal"), and one head-state MAC for
  *   all its heads (docs/verifiable-log.md, "Appending"), so `2 *`
- *   {@link SPARSE_SEALER_INVOCATIONS_PER_WRITE} a write (modelled: the bench of that run, before
- *   the record batch, counted 1.14 a write, one record MAC a write and the head-state batch), and
- *   no `VerifyMac` of the sealer's (a warm sealer checks the head it stored from
- *   memory; on AWS a run that lands on another container, a cold start or a head older than 15
- *   minutes still makes one, at most one a write, $3.00 per million more; the bench's 0.175 are
- *   the integrator's, which `index` models); no `Sign` (the sealer signs only its refusals); the
- *   append's `PutItem`s, **4 WCU** (the record 2, the head 1, the marker 1, docs/sealing.md, "The
- *   write"; the bench counted 5.42 `PutItem` WCU a write: 4 of them the append, 1.25 the 5-WCU
- *   manifest item of each lineage's first write, four writes a lineage here, and 0.17 the
- *   integrator's lease, both left out); the functions' `GetItem` and `Query` (3.31 and 2 a write,
- *   the deployment head read once per sealer invocation, docs/pipeline.md "Concurrency", and the
- *   integrator's reads among them) and the client's proof of its seal (`GetItem` 6.9, `Query` 3.6,
- *   and its `BatchGetItem` items, 4.83 read units by their size: the emulator reports none for
- *   them, and runs before 10:33 UTC left them out); `PutEvents`; the client's `SendMessage`; the
- *   queue pollers' `ReceiveMessage` + `DeleteMessageBatch` per invocation (guard 0.945, sealer
- *   0.14: 7.1 writes an invocation); Lambda invocations, GB-s and log bytes of the guard and the
- *   sealer. The integrator's calls (its index tile writes, its `VerifyMac` and `Sign`, its commits
- *   and lease, the sealed-run notice) are left out here: the emulator integrates a few writes at a
- *   time on an index of a few hundred keys, so `index` models them instead.
+ *   {@link SPARSE_SEALER_INVOCATIONS_PER_WRITE} a write (modelled at 0.175 invocations a write, the
+ *   dearest the bench has counted; this run counted 0.12, 0.24 `GenerateMac` a write), and no
+ *   `VerifyMac` of the sealer's (a warm sealer checks the head it stored from memory; on AWS a run
+ *   that lands on another container, a cold start or a head older than 15 minutes still makes
+ *   one, at most one a write, $3.00 per million more; the bench's 0.135 are the integrator's,
+ *   which `index` models); no `Sign` (the sealer signs only its refusals); the append's
+ *   `PutItem`s, **4 WCU** (the record 2, the head 1, the marker 1, docs/sealing.md, "The write";
+ *   the bench counted 5.37 `PutItem` WCU a write: 4 of them the append, 1.25 the 5-WCU manifest
+ *   item of each lineage's first write, four writes a lineage here, and the integrator's lease,
+ *   both left out); the functions' `GetItem` and `Query` (3.24 and 2 a write, the deployment head
+ *   read once per sealer invocation, docs/pipeline.md "Concurrency", and the integrator's reads
+ *   among them) and the client's proof of its seal (`GetItem` 7.0 for 6.51 read units, `Query`
+ *   3.57 for 3.19, records and proof items read eventually consistent, docs/pipeline.md "Learning
+ *   the outcome of a write"; and its `BatchGetItem` items, 3.70 read units by their size: the
+ *   emulator reports none for them); `PutEvents`; the client's `SendMessage`; the queue pollers'
+ *   `ReceiveMessage` + `DeleteMessageBatch` per invocation (guard 0.9, sealer 0.12: 8.3 writes an
+ *   invocation); Lambda invocations, GB-s and log bytes of the guard and the sealer (one summary
+ *   line per invocation on the success path, docs/pipeline.md "Logs and metrics"). The
+ *   integrator's calls (its index tile writes, its `VerifyMac` and `Sign`, its commits and lease,
+ *   the sealed-run notices, one `SendMessageBatch` per sealer invocation) are left out here: the
+ *   emulator integrates a few writes at a time on an index of a few hundred keys, so `index`
+ *   models them instead.
  * - `recall` (run of 2026-12-05 13:33 UTC): latest record of a 100-record lineage: two events
  *   (`RecallRequested`, `TriageCompleted`), triage's reads and its stored report (2 WCU), the
  *   client's proof reads.
@@ -44,18 +47,18 @@ import type { Usage } from './usage';
  */
 export const MEASURED_USAGE = {
   source:
-    'bench/RESULTS.md, emulator bench runs of 2026-12-06 10:46 UTC (write) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys',
+    'bench/RESULTS.md, emulator bench runs of 2026-12-06 13:34 UTC (write) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys',
   write: {
     kmsSymmetricRequest: 2 * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
     kmsAsymmetricRequest: 0,
     dynamodbWriteRequestUnit: 4,
-    dynamodbReadRequestUnit: 3.305 + 2 + 6.9 + 3.6 + 4.83,
-    sqsStandardRequest: 1 + 2 * 0.945,
-    sqsFifoRequest: 0.945 + 2 * 0.14,
+    dynamodbReadRequestUnit: 3.24 + 2 + 6.51 + 3.19 + 3.7,
+    sqsStandardRequest: 1 + 2 * 0.9,
+    sqsFifoRequest: 0.9 + 2 * 0.12,
     eventBridgeCustomEvent: 1,
-    lambdaRequest: 0.945 + 0.14,
-    lambdaArmGbSecond: 0.0273 + 0.0367,
-    logsIngestedGb: (1190 + 877) / 1e9,
+    lambdaRequest: 0.9 + 0.12,
+    lambdaArmGbSecond: 0.0304 + 0.0473,
+    logsIngestedGb: (997 + 243) / 1e9,
   },
   recall: {
     dynamodbWriteRequestUnit: 2,

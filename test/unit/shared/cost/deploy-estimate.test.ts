@@ -17,12 +17,11 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     expect(estimate.index).toEqual(costPerMillion(MEASURED_USAGE.index, prices));
     expect(estimate.recall).toEqual(costPerMillion(MEASURED_USAGE.recall, prices));
     // The recorded bench run's sealer path and the index at 10^6 keys (bench/RESULTS.md, "Every
-    // count after one head-state MAC per invocation and the client's cheaper reads"), with the
-    // records' MAC batched per sealer invocation as well and the sealed-run notices one
-    // `SendMessageBatch` per sealer invocation (0.175 a write), not one `SendMessage` per run: about
-    // $18.0 per million sparse writes ($21.1 with one record MAC and one notice a write), $7.01 of it
-    // the index in tiles (docs/infrastructure.md, "The index's share").
-    expect(estimate.write.usdPerMillion).toBeCloseTo(18.01, 2);
+    // count after the record batch, batched notices and eventually consistent proof reads"): about
+    // $17.4 per million sparse writes ($21.1 with one record MAC and one notice a write and every
+    // proof read strongly consistent), $7.01 of it the index in tiles (docs/infrastructure.md, "The
+    // index's share").
+    expect(estimate.write.usdPerMillion).toBeCloseTo(17.44, 2);
     // The symmetric requests: the sealer invocation's two `GenerateMac`, one for all its records and
     // one for all its head states (0.175 invocations a write, measured: 0.35), no `VerifyMac` of the
     // head it stored itself
