@@ -190,7 +190,9 @@ export function headMacBatcher(
  * order) and gets their seals by position; the batch's leaves are the waiting runs' records, runs
  * in the order they asked (`macRecords`: a batch of one record is that record's own MAC, the single
  * form). Asked before the records are stored; a MAC of records that are then not stored goes
- * nowhere (a failed put's records are sealed again, in a batch of their own).
+ * nowhere (a failed put's records are sealed again, in a batch of their own), and since each
+ * leaf is salted with bytes only the record's own item stores, a stored batch-mate's path never
+ * lets one be rebuilt (docs/sealing.md, "The record and its seal").
  */
 export function recordMacBatcher(
   anchor: MacAnchor,

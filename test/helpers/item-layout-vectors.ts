@@ -68,6 +68,7 @@ export async function itemLayoutVectors() {
   const [firstMac] = await macRecords(
     records.map((r) => ({ recordHash: r.recordHash, message: headerBytes(r.header) })),
     testAnchor(),
+    (i) => `${i}${'5'.repeat(31)}`, // fixed salts: the vectors stay reproducible
   );
   const { anchor: _single, ...unmacd } = first;
   const batched = recordItem(lineageId, { record: withMac(unmacd, firstMac as RecordMac), nodes: nodes(0) });

@@ -27,6 +27,7 @@ from typing import Any, Final
 from ._checks import is_identifier, is_safe_int
 from .errors import InvalidInputError, ManifestReadBoundError
 from .index import decode_index_tile, encode_index_node_tile
+from .record_batch import RECORD_BATCH_SALT_BYTES
 from .strict_json import parse_strict_json
 
 __all__ = [
@@ -242,24 +243,26 @@ def record_of(item: Item) -> Any:
     if not isinstance(record, dict):
         return record
     if "macBatch" in record:
-        return {**record, "macBatch": {"index": 0, "size": 0, "path": []}}
+        return {**record, "macBatch": {"index": 0, "size": 0, "salt": "", "path": []}}
     place = mac_batch_of(item)
     return record if place is None else {**record, "macBatch": place}
 
 
 def mac_batch_of(item: Item) -> dict[str, Any] | None:
     """The place a record item's ``macBatch`` attribute stores, unverified (the TypeScript
-    ``macBatchOf``): the leaf index and batch size, 4 bytes each big-endian, then the path, 32
-    bytes a hash (hex; a last element cut short reads shorter, so its MAC fails). An attribute
-    that is not binary or shorter than 8 bytes reads as index 0 of a batch of 0; ``None`` without
-    the attribute."""
+    ``macBatchOf``): the leaf index and batch size, 4 bytes each big-endian, the 16-byte salt,
+    then the path, 32 bytes a hash (hex; a salt or last element cut short reads shorter, so its
+    MAC fails). An attribute that is not binary or shorter than 8 bytes reads as index 0 of a
+    batch of 0 with no salt; ``None`` without the attribute."""
     if item.get("macBatch") is None:
         return None
     data = read_binary(item, "macBatch")
     if data is None or len(data) < 8:
-        return {"index": 0, "size": 0, "path": []}
-    path = [data[at : at + 32].hex() for at in range(8, len(data), 32)]
-    return {"index": int.from_bytes(data[0:4], "big"), "size": int.from_bytes(data[4:8], "big"), "path": path}
+        return {"index": 0, "size": 0, "salt": "", "path": []}
+    head = 8 + RECORD_BATCH_SALT_BYTES
+    path = [data[at : at + 32].hex() for at in range(head, len(data), 32)]
+    index, size = int.from_bytes(data[0:4], "big"), int.from_bytes(data[4:8], "big")
+    return {"index": index, "size": size, "salt": data[8:head].hex(), "path": path}
 
 
 def _stored_record_of(item: Item) -> Any:

@@ -178,17 +178,20 @@ def _check_record(check: Checker, raw: Any, fields: tuple[str, ...]) -> None:
 
 def _check_mac_batch(check: Checker, place: Any) -> None:
     """The JSON shape of a batch MAC's place, as the TypeScript ``RecordBatchPlaceSchema``: an index
-    not below the size, a path of the wrong length or an element that is not a hash is the MAC's
-    failure (``record_batch.record_mac_message``), not a malformed record."""
-    if not check.obj(place, "macBatch", ("index", "size", "path")):
+    not below the size, a missing or wrong salt, a path of the wrong length (longer than 32 hashes
+    included) or an element that is not a hash is the MAC's failure
+    (``record_batch.record_mac_message``), not a malformed record."""
+    if not check.obj(place, "macBatch", ("index", "size", "path"), ("salt",)):
         return
     for name in ("index", "size"):
         value = place.get(name)
         if not (type(value) is int and 0 <= value <= 0xFFFF_FFFF):
             check.add(f"macBatch.{name}", "expected an integer from 0 to 2^32 − 1")
+    if "salt" in place and type(place["salt"]) is not str:
+        check.add("macBatch.salt", "expected a string")
     path = place.get("path")
-    if type(path) is not list or len(path) > 32 or not all(type(n) is str and len(n) <= 64 for n in path):
-        check.add("macBatch.path", "expected at most 32 strings of at most 64 characters")
+    if type(path) is not list or not all(type(n) is str and len(n) <= 64 for n in path):
+        check.add("macBatch.path", "expected a list of strings of at most 64 characters")
 
 
 def writer_binding_problem(record: Mapping[str, Any]) -> str | None:

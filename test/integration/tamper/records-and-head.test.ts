@@ -802,7 +802,8 @@ const macOnlyCells: readonly Cell[] = [
 ];
 // The batch place of a record whose MAC is its sealer invocation's batch MAC (docs/sealing.md,
 // "The record and its seal"): record 4 is leaf 1 of the batch of seq 3 to 5 (one group of three
-// writes), its place in the record item's binary `macBatch` (index, size, then the path).
+// writes), its place in the record item's binary `macBatch` (index, size, the 16-byte salt, then
+// the path).
 const editPlace = (
   attack: string,
   change: (place: Uint8Array, c: AttackContext) => Promise<Item[string] | undefined>,
@@ -821,6 +822,10 @@ const editPlace = (
   }) satisfies Attack;
 const placeAttacks = {
   editPath: editPlace("edit a hash of record 4's batch path", async (place) => {
+    place[24] = (place[24] as number) ^ 0xff;
+    return { B: place };
+  }),
+  editSalt: editPlace("edit a byte of record 4's batch salt", async (place) => {
     place[8] = (place[8] as number) ^ 0xff;
     return { B: place };
   }),
@@ -852,6 +857,7 @@ const placeCells: readonly Cell[] = [
   // the MAC'd message is what refuses that edit.
   ...[
     placeAttacks.editPath,
+    placeAttacks.editSalt,
     placeAttacks.editIndex,
     placeAttacks.editSizeSameShape,
     placeAttacks.movePlace,
