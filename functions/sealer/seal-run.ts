@@ -23,7 +23,7 @@ import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { ChainTip } from '../../shared/seal/chain-tip';
 import type { LineageHead } from '../../shared/seal/lineage-head';
 import { macRecords, type RecordMac, type RecordToMac } from '../../shared/seal/mac-records';
-import { recordOnTip, type UnmacdRecord, withMac } from '../../shared/seal/seal-record';
+import { recordOnTip, sealedRecordWithMac, type UnmacdRecord } from '../../shared/seal/seal-record';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
 import { sealsSignedRequest } from '../../shared/seal/seals-signed-request';
 import { MetricName } from '../common/metric-name';
@@ -573,7 +573,7 @@ export class RunSealer {
       }
       return null;
     }
-    return onTip.map(({ item, record }, i) => ({ item, record: withMac(record, macs[i] as RecordMac) }));
+    return onTip.map(({ item, record }, i) => ({ item, record: sealedRecordWithMac(record, macs[i] as RecordMac) }));
   }
 
   /**

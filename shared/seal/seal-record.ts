@@ -70,7 +70,7 @@ export async function sealValidated(
 ): Promise<SealedRecord> {
   const { record, message } = recordOnTip(validated, head, anchor.keyId, nowMs);
   const [mac] = await macRecords([{ recordHash: record.recordHash, message }], anchor);
-  return withMac(record, mac as RecordMac);
+  return sealedRecordWithMac(record, mac as RecordMac);
 }
 
 /** A record sealed on its tip, everything but its MAC (`anchor`, and a batch MAC's `macBatch`). */
@@ -139,7 +139,7 @@ export function recordOnTip(
 }
 
 /** `record` with its seal: the MAC and, for a batch MAC, the record's place. */
-export function withMac(record: UnmacdRecord, mac: RecordMac): SealedRecord {
+export function sealedRecordWithMac(record: UnmacdRecord, mac: RecordMac): SealedRecord {
   return {
     ...record,
     anchor: mac.anchor,

@@ -25,7 +25,7 @@ import { HeadLayout } from '../../shared/ports/head-layout';
 import { lineageHeadOf } from '../../shared/seal/lineage-head';
 import { macRecords, type RecordMac } from '../../shared/seal/mac-records';
 import { headerBytes } from '../../shared/seal/record-header';
-import { withMac } from '../../shared/seal/seal-record';
+import { sealedRecordWithMac } from '../../shared/seal/seal-record';
 import { digestOf, lineageEntry, lineageValue, residualEntry, residualValue } from './index-factories';
 import { signedConflict, signedRejection } from './outcome-factories';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from './seal-factories';
@@ -71,7 +71,10 @@ export async function itemLayoutVectors() {
     (i) => `${i}${'5'.repeat(31)}`, // fixed salts: the vectors stay reproducible
   );
   const { anchor: _single, ...unmacd } = first;
-  const batched = recordItem(lineageId, { record: withMac(unmacd, firstMac as RecordMac), nodes: nodes(0) });
+  const batched = recordItem(lineageId, {
+    record: sealedRecordWithMac(unmacd, firstMac as RecordMac),
+    nodes: nodes(0),
+  });
   const manifest = manifestItem(first);
   // The earlier layout: the record item embeds its manifest (still read as it stands).
   const inlineRecord = itemOf({

@@ -1,8 +1,9 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { itemOf } from '../../../../adapters/item';
+import { macBatchBytes, macBatchOf } from '../../../../adapters/mac-batch';
 import { readBinary } from '../../../../adapters/read-attribute';
-import { macBatchBytes, macBatchOf, recordItem, recordOf } from '../../../../adapters/record-item';
+import { recordItem, recordOf } from '../../../../adapters/record-item';
 import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { emptyLogState } from '../../../../shared/log/log-state';
 import { leafHash } from '../../../../shared/log/merkle-hash';
@@ -20,7 +21,7 @@ import {
 } from '../../../../shared/seal/record-batch';
 import { headerBytes } from '../../../../shared/seal/record-header';
 import { checkRecordIntegrity } from '../../../../shared/seal/record-integrity';
-import { type UnmacdRecord, withMac } from '../../../../shared/seal/seal-record';
+import { sealedRecordWithMac, type UnmacdRecord } from '../../../../shared/seal/seal-record';
 import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { verifyChain } from '../../../../shared/seal/verify-chain';
 import { VerifyOnceMacAnchor } from '../../../../shared/seal/verify-once-mac-anchor';
@@ -40,7 +41,7 @@ async function batchedChain(length: number) {
     anchor,
   );
   const batched = records.map(({ anchor: _single, ...record }, i) =>
-    withMac(record as UnmacdRecord, macs[i] as (typeof macs)[number]),
+    sealedRecordWithMac(record as UnmacdRecord, macs[i] as (typeof macs)[number]),
   );
   return { records: batched, anchor };
 }
