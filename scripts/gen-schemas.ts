@@ -18,7 +18,7 @@ import { DetailType } from '../shared/pipeline/detail-type';
 import { MAX_EVENT_ENTRY_BYTES } from '../shared/pipeline/event-entry-bytes';
 import { RecallRequestedDetailSchema } from '../shared/pipeline/recall-requested-detail';
 import { ResidualRejectedDetailSchema } from '../shared/pipeline/residual-rejected-detail';
-import { ResidualSealedDetailSchema } from '../shared/pipeline/residual-sealed-detail';
+import { RESIDUAL_SEALED_VERSION, ResidualSealedDetailSchema } from '../shared/pipeline/residual-sealed-detail';
 import { SealRequestSchema } from '../shared/pipeline/seal-request';
 import { TriageCompletedDetailSchema } from '../shared/pipeline/triage-completed-detail';
 import { groupedCount } from '../shared/schemas/grouped-count';
@@ -31,8 +31,11 @@ import { ResidualWriteRequestSchema } from '../shared/write/write-request';
 /** Where the schemas are committed, relative to the repository root. */
 export const SCHEMAS_DIR = 'schemas';
 
-/** Each shape with what it is; the file is `<name>.schema.json`. */
-const SHAPES: readonly { name: string; schema: z.ZodType; description: string }[] = [
+/**
+ * Each shape with what it is; the file is `<name>.schema.json`, its `$id`
+ * `urn:reseal:schemas:<name>:v<version>` (version 1 unless a shape changed incompatibly).
+ */
+const SHAPES: readonly { name: string; schema: z.ZodType; description: string; version?: number }[] = [
   {
     name: 'ResidualWriteRequest',
     schema: ResidualWriteRequestSchema,
@@ -76,7 +79,12 @@ const SHAPES: readonly { name: string; schema: z.ZodType; description: string }[
   {
     name: DetailType.ResidualSealed,
     schema: ResidualSealedDetailSchema,
-    description: 'detail of a ResidualSealed event (source reseal).',
+    description:
+      'detail of a ResidualSealed event (source reseal): one event per sealer invocation, carrying each ' +
+      'run it sealed or re-announced (its lineage head, tree head and residuals), split only past ' +
+      `EventBridge's ${groupedCount(MAX_EVENT_ENTRY_BYTES)}-byte entry (docs/pipeline.md, "Message shapes"). ` +
+      "Version 2: version 1 was one event per record. Runs' residual seqs ascend, the last one the head's record.",
+    version: RESIDUAL_SEALED_VERSION,
   },
   {
     name: DetailType.ResidualRejected,
@@ -101,11 +109,11 @@ const SHAPES: readonly { name: string; schema: z.ZodType; description: string }[
  */
 export function generateSchemas(): Map<string, string> {
   const files = new Map<string, string>();
-  for (const { name, schema, description } of SHAPES) {
+  for (const { name, schema, description, version = 1 } of SHAPES) {
     const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
     const document = {
       $schema: json.$schema,
-      $id: `urn:reseal:schemas:${name}:v1`,
+      $id: `urn:reseal:schemas:${name}:v${version}`,
       title: name,
       description,
       ...Object.fromEntries(Object.entries(json).filter(([key]) => key !== '$schema')),

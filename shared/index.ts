@@ -218,7 +218,16 @@ export { RefusalCode } from './pipeline/refusal-code';
 export { RejectionReason } from './pipeline/rejection-reason';
 export { type ResidualRejectedDetail, ResidualRejectedDetailSchema } from './pipeline/residual-rejected-detail';
 export { type ResidualSealedDetail, ResidualSealedDetailSchema } from './pipeline/residual-sealed-detail';
+export { residualSealedDetails } from './pipeline/residual-sealed-details';
+export {
+  MAX_SEALED_RUN_RESIDUALS,
+  type ResidualSealedRun,
+  ResidualSealedRunSchema,
+  type SealedResidual,
+} from './pipeline/residual-sealed-run';
 export { type SealRequest, SealRequestSchema } from './pipeline/seal-request';
+export { sealedRunHead } from './pipeline/sealed-run-head';
+export { type SealedTreeHead, SealedTreeHeadSchema } from './pipeline/sealed-tree-head';
 export { type TriageCompletedDetail, TriageCompletedDetailSchema } from './pipeline/triage-completed-detail';
 export type { EventPublisher } from './ports/event-publisher';
 export type { IndexNode, IndexNodeStore, IndexTile } from './ports/index-node-store';

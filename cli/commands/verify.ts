@@ -72,7 +72,11 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
       '--audit-macs',
       'with --lineage: check every record MAC with KMS VerifyMac (one call per record) instead of proving each record in the signed tree',
     )
-    .option('--checkpoint <SEQ:RECORD_HASH>', 'a head you trust (from a ResidualSealed event)', checkpointOption)
+    .option(
+      '--checkpoint <SEQ:RECORD_HASH>',
+      "a head you trust (a run's seq:recordHash from a ResidualSealed event)",
+      checkpointOption,
+    )
     .option(
       '--json',
       'print the result as JSON (the reseal.verification/1 shape; with --receipt reseal.receipt-verification/1; docs/cli.md)',

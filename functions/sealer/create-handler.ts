@@ -30,7 +30,9 @@ export const MAX_CONCURRENT_LINEAGES = 10;
  * re-answers what was already answered. Other groups are unaffected (FIFO order only binds
  * within a group). The groups of one invocation share one read of the deployment head
  * ({@link SealerService.beginInvocation}): their index floors are decided on it; their runs'
- * sealed-run notices are sent together once all of them are done ({@link SealerService.endInvocation}).
+ * sealed-run notices, and one `ResidualSealed` event carrying every run, are sent once all of them
+ * are done ({@link SealerService.endInvocation}); the groups an event the bus refused announces
+ * are reported failed like a group that threw.
  *
  * Powertools' `SqsFifoPartialProcessorAsync` hands records over one at a time, which would cost
  * one signature per record; the grouping here is the one thing it does not do.
@@ -62,9 +64,15 @@ export function createSealerHandler(service: SealerService, logger: Logger, metr
         return group.map((record) => ({ itemIdentifier: record.messageId }));
       }
     });
-    const batchItemFailures = failedByGroup.flat();
-    // The runs' sealed-run notices, together, once every group is done (never rejects).
-    await service.endInvocation(invocation);
+    // The runs' `ResidualSealed` event and sealed-run notices, together, once every group is done
+    // (never rejects). A group announced in an event the bus refused is retried whole: its
+    // records are stored, and the redelivery re-announces them.
+    const { messageIds: unannounced } = await service.endInvocation(invocation);
+    const batchItemFailures = groups.flatMap((group, i) =>
+      (failedByGroup[i] ?? []).length > 0 || group.some((record) => unannounced.has(record.messageId))
+        ? group.map((record) => ({ itemIdentifier: record.messageId }))
+        : [],
+    );
     logger.removeKeys(['residualId', 'lineageId', 'messageId', 'requestId']);
     logger.info('batch handled', {
       records: event.Records.length,

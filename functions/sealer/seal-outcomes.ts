@@ -1,10 +1,8 @@
-import { FORMAT_VERSION } from '../../shared/canonical/hash-domain';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import { RejectionStage } from '../../shared/pipeline/rejection-stage';
-import type { SealedTreeHead } from '../../shared/pipeline/residual-sealed-detail';
 import type { SealRequest } from '../../shared/pipeline/seal-request';
+import type { SealedTreeHead } from '../../shared/pipeline/sealed-tree-head';
 import type { ConflictReason } from '../../shared/ports/conflict-reason';
-import type { EventPublisher } from '../../shared/ports/event-publisher';
 import type { RejectionRecord } from '../../shared/ports/lineage-store';
 import { clipText } from '../../shared/schemas/clip-text';
 import { escapeLoneSurrogates } from '../../shared/schemas/escape-lone-surrogates';
@@ -31,13 +29,24 @@ export type SealOutcome =
       /** The residual id sealed (the invocation's `batch handled` line names it, docs/pipeline.md "Logs and metrics"). */
       readonly residualId: string;
       readonly head: LineageHead;
+      /** The record's `sealedAtMs`. */
+      readonly sealedAtMs: number;
       readonly attempts: number;
       /** The tree head the run stored: sealed, awaiting integration. */
       readonly sealedTreeHead: SealedTreeHead;
       /** Transitional: the run's signed lineage checkpoint, `null` once the sealer no longer signs. */
       readonly checkpoint: string | null;
     }
-  | { readonly kind: 'DUPLICATE'; readonly head: LineageHead | null }
+  | {
+      readonly kind: 'DUPLICATE';
+      readonly residualId: string;
+      /** The stored record's head, re-announced. */
+      readonly head: LineageHead;
+      readonly sealedAtMs: number;
+      /** The tree head of the state the redelivery read (`null`: none authenticated). */
+      readonly sealedTreeHead: SealedTreeHead | null;
+      readonly checkpoint: string | null;
+    }
   | { readonly kind: 'CONFLICT'; readonly reason: ConflictReason }
   | { readonly kind: 'REJECTED'; readonly reason: RejectionReason };
 
@@ -72,17 +81,16 @@ export interface NamedIds {
   readonly residualId: string | null;
 }
 
-/** What {@link SealOutcomes} needs: the bus, metrics, logger, and where refusals are recorded (signed). */
+/** What {@link SealOutcomes} needs: metrics, logger, and where refusals are recorded (signed, with their event). */
 export interface SealOutcomesDeps {
-  readonly publisher: EventPublisher;
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
   readonly refusals: RefusalRecorder;
 }
 
 /**
- * How the sealer settles and announces each write (docs/pipeline.md, the outcome table):
- * `ResidualSealed` for a sealed record or a redelivery, a signed rejection record plus
+ * How the sealer settles and announces each write (docs/pipeline.md, the outcome table): an
+ * outcome the invocation's `ResidualSealed` event announces for a sealed record or a redelivery, a signed rejection record plus
  * `ResidualRejected` for a refusal, a signed conflict record for a write that could not be
  * appended. Each returns the write's {@link SealOutcome}.
  */
@@ -93,32 +101,34 @@ export class SealOutcomes {
   }
 
   /**
-   * A record appended: `ResidualSealed` with the tree head the run stored (sealed, awaiting
-   * integration). No log line of its own: the invocation's `batch handled` line names it
-   * (docs/pipeline.md, "Logs and metrics"); its seq and hash are in the event and the table.
+   * A record appended, with the tree head the run stored (sealed, awaiting integration): its
+   * outcome, which the invocation announces in its one `ResidualSealed` event (sealer-service.ts).
+   * No log line of its own: the invocation's `batch handled` line names it (docs/pipeline.md,
+   * "Logs and metrics"); its seq and hash are in the event and the table.
    */
-  async sealed(
+  sealed(
     record: SealedRecord,
     sealedTreeHead: SealedTreeHead,
     checkpoint: string | null,
     attempts: number,
-  ): Promise<SealOutcome> {
+  ): SealOutcome {
     const head = lineageHeadOf(record);
-    await this.#deps.publisher.residualSealed({
-      formatVersion: FORMAT_VERSION,
+    this.#deps.metrics.count(MetricName.RecordSealed);
+    return {
+      kind: 'SEALED',
       residualId: record.header.residualId,
+      head,
       sealedAtMs: record.sealedAtMs,
-      ...head,
+      attempts,
       sealedTreeHead,
       checkpoint,
-    });
-    this.#deps.metrics.count(MetricName.RecordSealed);
-    return { kind: 'SEALED', residualId: record.header.residualId, head, attempts, sealedTreeHead, checkpoint };
+    };
   }
 
   /**
-   * The residual id is sealed in this lineage already, as `record`. Same content: a redelivery;
-   * re-emit the stored record's head so a lost event is not lost for good. Other content: the id
+   * The residual id is sealed in this lineage already, as `record`. Same content: a redelivery,
+   * whose outcome re-announces the stored record's head in the invocation's `ResidualSealed`
+   * event, so a lost event is not lost for good. Other content: the id
    * was reused for another write, which is rejected (`RESIDUAL_ID_REUSED`) instead of vanishing.
    */
   async duplicate(
@@ -139,20 +149,12 @@ export class SealOutcomes {
     }
     this.#deps.metrics.count(MetricName.SealDuplicate);
     const head = lineageHeadOf(record);
-    await this.#deps.publisher.residualSealed({
-      formatVersion: FORMAT_VERSION,
-      residualId,
-      sealedAtMs: record.sealedAtMs,
-      ...head,
-      sealedTreeHead,
-      checkpoint,
-    });
     this.#deps.logger.info('residual already sealed (redelivery); no second record', {
       lineageId,
       residualId,
       seq: head.seq,
     });
-    return { kind: 'DUPLICATE', head };
+    return { kind: 'DUPLICATE', residualId, head, sealedAtMs: record.sealedAtMs, sealedTreeHead, checkpoint };
   }
 
   /** A write not appended: a signed conflict record (and the rejection its writer reads). */

@@ -16,7 +16,7 @@ import type { HeadState, HeadStateMac } from '../../shared/log/head-state-mac';
 import type { LogState } from '../../shared/log/log-state';
 import { MAX_ROLL_FORWARD_RECORDS } from '../../shared/log/records-past-head';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
-import type { SealedTreeHead } from '../../shared/pipeline/residual-sealed-detail';
+import type { SealedTreeHead } from '../../shared/pipeline/sealed-tree-head';
 import { ConflictReason as Conflict } from '../../shared/ports/conflict-reason';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
@@ -251,8 +251,8 @@ export class RunSealer {
       }
       this.#log.remember(extension.state);
       // Step 3, never before the head landed (docs/sealing.md, "The write"). The records are stored:
-      // the integrator's notice joins the invocation's (sent once its runs are done), and their
-      // `ResidualSealed` events go out now, waiting for nothing else.
+      // the integrator's notice and their `ResidualSealed` announcement join the invocation's
+      // (sealer-service.ts: one notice per run, one event for all its runs, once its runs are done).
       // Sealed, awaiting integration: the tree head is the sealer's word until the index commits to it.
       const treeHead = sealedTreeHeadOf(extension.state) as SealedTreeHead;
       this.#notify(
@@ -260,10 +260,9 @@ export class RunSealer {
         extension.state,
         sealed.map((s) => s.record),
       );
-      const announced = await Promise.all(
-        sealed.map(({ record }) => this.#outcomes.sealed(record, treeHead, checkpoint, attempt)),
-      );
-      for (const [i, { item }] of sealed.entries()) outcomes.set(item.index, announced[i] as SealOutcome);
+      for (const { item, record } of sealed) {
+        outcomes.set(item.index, this.#outcomes.sealed(record, treeHead, checkpoint, attempt));
+      }
       remaining = remaining.filter((item) => !outcomes.has(item.index));
       // Redeliveries of a record sealed in this same run are answered once it is stored.
       for (const item of remaining)

@@ -23,6 +23,7 @@ import { type NamedIds, type Pending, type SealMessage, type SealOutcome, SealOu
 import { checkSealRequest, resolveSealRequestPolicy } from './seal-request-check';
 import { parseSealRequest } from './seal-request-parse';
 import { MAX_RUN_BODY_BYTES, MAX_RUN_RECORDS, RunSealer } from './seal-run';
+import { SealedEventBatch, type Unannounced } from './sealed-event-batch';
 import { SealedRunNoticeBatch } from './sealed-run-notice-batch';
 import { type IndexFloors, SealerIndex, type SealerIndexDeps } from './sealer-index';
 import { SealerLog } from './sealer-log';
@@ -111,6 +112,12 @@ export interface SealerInvocation {
    * are done (docs/deployment-log.md, "Sealed-run notices"); absent: no notifier, no notice.
    */
   readonly notices?: SealedRunNoticeBatch;
+  /**
+   * The invocation's `ResidualSealed` announcements, put by {@link SealerService.endInvocation} in
+   * one event (more only past EventBridge's 256 KiB entry) once its runs are done (docs/pipeline.md,
+   * "Message shapes"); absent: nothing announced.
+   */
+  readonly events?: SealedEventBatch;
 }
 
 /** Outcome of preparing one message: settled (refused), or a write to seal. */
@@ -146,12 +153,15 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  *    and head written under their conditions (docs/sealing.md, "The write"). A lost race
  *    waits (exponential backoff, full jitter), re-reads and re-seals, up to
  *    {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts.
- * 5. `ResidualSealed` per record, carrying the signed checkpoint; one notice per run to the
- *    integrator when a notifier is configured, the invocation's notices sent together by
- *    {@link SealerService.endInvocation} (docs/deployment-log.md, "Sealed-run notices").
+ * 5. One `ResidualSealed` event per invocation, carrying each run it sealed or re-announced (its
+ *    head, tree head and residuals); one notice per run to the integrator when a notifier is
+ *    configured; both sent by {@link SealerService.endInvocation} once the invocation's groups are
+ *    done (docs/pipeline.md, "Message shapes"; docs/deployment-log.md, "Sealed-run notices").
  *
  * Rejects only on infrastructure failures (KMS, DynamoDB, EventBridge), after logging the
- * failure, so the group's messages are retried in order and finally dead-lettered.
+ * failure, so the group's messages are retried in order and finally dead-lettered; a
+ * `ResidualSealed` event the bus refuses fails the groups it announces the same way, from
+ * {@link SealerService.endInvocation}.
  *
  * One concept per file: step 1 here (seal-request-parse.ts, seal-request-check.ts); steps 2–5
  * per run in `RunSealer` (seal-run.ts, lost-race waits in append-backoff.ts) over the log's
@@ -193,22 +203,30 @@ export class SealerService {
    * {@link SealerService.endInvocation} once its groups are done.
    */
   beginInvocation(): SealerInvocation {
-    const { notifier, logger, anchor } = this.#deps;
+    const { notifier, logger, anchor, publisher } = this.#deps;
     return {
       index: this.#index?.invocation() ?? null,
       heads: headMacBatcher(anchor),
       records: recordMacBatcher(anchor),
       ...(notifier ? { notices: new SealedRunNoticeBatch(notifier, logger) } : {}),
+      events: new SealedEventBatch(publisher, logger),
     };
   }
 
   /**
-   * Sends the invocation's sealed-run notices (one `SendMessageBatch` per ten over SQS), once its
-   * groups are done, failed ones included (their sealed runs were noticed). Never rejects: a
-   * notice not sent is logged, its lineage integrated at its next notice.
+   * Puts the invocation's `ResidualSealed` event (one `PutEvents` entry carrying every run, split
+   * only past 256 KiB) and sends its sealed-run notices (one `SendMessageBatch` per ten over SQS),
+   * once its groups are done, failed ones included (their sealed runs are announced). Never
+   * rejects: a notice not sent is logged, its lineage integrated at its next notice; an event
+   * not put is logged, and the message ids of the groups it announces come back, to be reported
+   * failed and redelivered (the redelivery re-announces their records).
    */
-  async endInvocation(invocation: SealerInvocation): Promise<void> {
-    await invocation.notices?.send();
+  async endInvocation(invocation: SealerInvocation): Promise<Unannounced> {
+    const [unannounced] = await Promise.all([
+      invocation.events?.send() ?? { messageIds: new Set<string>(), error: null },
+      invocation.notices?.send(),
+    ]);
+    return unannounced;
   }
 
   /** One message on its own (a group of one, an invocation of its own). */
@@ -221,22 +239,34 @@ export class SealerService {
   /**
    * The messages of one FIFO message group, in order.
    * @param invocation - the invocation's shared reads ({@link SealerService.beginInvocation}),
-   *   which the caller ends; default: an invocation of this group alone, ended here (its notices
-   *   sent before this resolves or rejects)
+   *   which the caller ends; default: an invocation of this group alone, ended here (its event
+   *   and notices sent before this resolves or rejects)
    * @returns one outcome per message, in the same order
-   * @throws on an infrastructure failure (logged first): the caller reports the whole group failed
+   * @throws on an infrastructure failure (logged first), or, on an invocation of its own, when its
+   *   `ResidualSealed` event was not put: the caller reports the whole group failed
    */
   async handleGroup(messages: readonly SealMessage[], invocation?: SealerInvocation): Promise<SealOutcome[]> {
-    const own = invocation ?? this.beginInvocation();
+    if (invocation !== undefined) return this.#handleLogged(messages, invocation);
+    const own = this.beginInvocation();
+    let outcomes: SealOutcome[];
     try {
-      return await logInfrastructureFailure(
-        this.#deps.logger,
-        'sealing failed on an infrastructure error; the message group will be retried',
-        () => this.#handleGroup(messages, own),
-      );
-    } finally {
-      if (invocation === undefined) await this.endInvocation(own);
+      outcomes = await this.#handleLogged(messages, own);
+    } catch (error) {
+      await this.endInvocation(own);
+      throw error;
     }
+    // Its own event refused (logged by the batch): the group fails, as on a shared invocation.
+    const unannounced = await this.endInvocation(own);
+    if (unannounced.messageIds.size > 0) throw unannounced.error;
+    return outcomes;
+  }
+
+  #handleLogged(messages: readonly SealMessage[], invocation: SealerInvocation): Promise<SealOutcome[]> {
+    return logInfrastructureFailure(
+      this.#deps.logger,
+      'sealing failed on an infrastructure error; the message group will be retried',
+      () => this.#handleGroup(messages, invocation),
+    );
   }
 
   /**
@@ -250,6 +280,7 @@ export class SealerService {
     const records = invocation.records?.join(() => heads?.leave()) ?? null;
     try {
       const outcomes: SealOutcome[] = new Array(messages.length);
+      const messageIds = messages.map((m) => m.messageId);
       const run = new Run();
       const sealRun = async () => {
         for (const [index, outcome] of await this.#runs.seal(
@@ -258,8 +289,11 @@ export class SealerService {
           heads,
           records,
           invocation.notices ?? null,
-        ))
+        )) {
           outcomes[index] = outcome;
+          // Announced once the invocation's groups are done; a refused event fails this group.
+          if (outcome.kind === 'SEALED' || outcome.kind === 'DUPLICATE') invocation.events?.add(outcome, messageIds);
+        }
       };
       for (const [index, message] of messages.entries()) {
         const prepared = await this.#prepare(index, message);

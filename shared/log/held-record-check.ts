@@ -5,7 +5,7 @@ import type { Checkpoint } from './checkpoint';
 import { type LogFinding, proveStoredRecord } from './stored-log';
 
 /**
- * Checks a `{ seq, recordHash }` a caller holds (a `ResidualSealed` event's head, `reseal recall
+ * Checks a `{ seq, recordHash }` a caller holds (a run's head from a `ResidualSealed` event, `reseal recall
  * --checkpoint`) against a verified signed checkpoint (docs/verifiable-log.md, "Recall"): the
  * record at `seq`, read from the table and proven by inclusion, must carry that hash. Shared by
  * triage and the client, so both word a finding alike.

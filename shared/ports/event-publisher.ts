@@ -8,7 +8,10 @@ import type { TriageCompletedDetail } from '../pipeline/triage-completed-detail'
  * and rejects otherwise, so the caller's message is retried (events are at least once).
  */
 export interface EventPublisher {
-  /** `ResidualSealed`: a record was appended (or a redelivery found it appended); carries the new head. */
+  /**
+   * `ResidualSealed`: the runs one sealer invocation appended (or whose records a redelivery found
+   * appended), each with its head; one call per invocation, more only past 256 KiB (docs/pipeline.md).
+   */
   residualSealed(detail: ResidualSealedDetail): Promise<void>;
   /** `ResidualRejected`: a write was refused, malformed, or could not be appended. */
   residualRejected(detail: ResidualRejectedDetail): Promise<void>;

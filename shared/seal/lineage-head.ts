@@ -7,7 +7,7 @@ import { KeyIdSchema } from './key-id';
 import type { SealedRecord } from './sealed-record';
 
 /**
- * The head of a lineage: what the head item holds, what a `ResidualSealed` event carries, and
+ * The head of a lineage: what the head item holds, what each run of a `ResidualSealed` event carries, and
  * what a client keeps as a trusted checkpoint (docs/sealing.md, "Checkpoints and trusted
  * starts": the head must also live outside the table).
  *

@@ -10,6 +10,7 @@ import { TriageService } from '../../functions/triage/triage-service';
 import { evaluateWrite } from '../../shared/guard/evaluate-write';
 import type { ResidualRejectedDetail } from '../../shared/pipeline/residual-rejected-detail';
 import type { ResidualSealedDetail } from '../../shared/pipeline/residual-sealed-detail';
+import type { ResidualSealedRun } from '../../shared/pipeline/residual-sealed-run';
 import type { SealRequest } from '../../shared/pipeline/seal-request';
 import type { TriageCompletedDetail } from '../../shared/pipeline/triage-completed-detail';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
@@ -115,8 +116,19 @@ export function lambdaContext(functionName = 'reseal-test'): Context {
   };
 }
 
-/** An {@link EventPublisher} that keeps what it was asked to publish; `failNext` makes calls reject. */
+/** One residual of a recorded `ResidualSealed` run, with its run's head and tree head (`FakePublisher.sealedResiduals`). */
+export interface SealedResidualView {
+  readonly residualId: string;
+  readonly sealedAtMs: number;
+  readonly lineageId: string;
+  readonly seq: number;
+  readonly recordHash: string;
+  readonly run: ResidualSealedRun;
+}
+
+/** An {@link EventPublisher} that keeps what it was asked to publish; `failWith` makes calls reject. */
 export class FakePublisher implements EventPublisher {
+  /** Each `ResidualSealed` detail put, in order (one per sealer invocation unless split). */
   readonly sealed: ResidualSealedDetail[] = [];
   readonly rejected: ResidualRejectedDetail[] = [];
   readonly triaged: TriageCompletedDetail[] = [];
@@ -132,6 +144,14 @@ export class FakePublisher implements EventPublisher {
   async triageCompleted(detail: TriageCompletedDetail): Promise<void> {
     this.#maybeFail();
     this.triaged.push(structuredClone(detail));
+  }
+  /** Every run of every `ResidualSealed` detail put, in order. */
+  get sealedRuns(): ResidualSealedRun[] {
+    return this.sealed.flatMap((detail) => detail.runs);
+  }
+  /** Every residual announced, in order (a redelivery's again), each with its run. */
+  get sealedResiduals(): SealedResidualView[] {
+    return this.sealedRuns.flatMap((run) => run.residuals.map((r) => ({ ...r, lineageId: run.lineageId, run })));
   }
   #maybeFail(): void {
     if (this.failWith) throw this.failWith;

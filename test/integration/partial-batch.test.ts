@@ -80,7 +80,7 @@ exports.handler = async (event) => {
 // FIFO queue: the sealer's own handler (functions/sealer/create-handler.ts, which splits a batch by
 // message group and reports a group that throws failed whole), bundled into one file around a
 // stand-in for SealerService: `beginInvocation` (once per batch: no index here), `handleGroup` and
-// `endInvocation` (no notices here) are all the handler calls. The stand-in handles a
+// `endInvocation` (no notices, no events here) are all the handler calls. The stand-in handles a
 // group's messages in order, and a body starting with "fail-once" throws on its first receive
 // only, as a KMS or DynamoDB failure would.
 const SEALER_HANDLER = `
@@ -104,7 +104,10 @@ const service = {
     }
     return outcomes;
   },
-  async endInvocation() {},
+  // Every event put: no message id comes back unannounced.
+  async endInvocation() {
+    return { messageIds: new Set(), error: null };
+  },
 };
 const logger = new Logger({ serviceName: 'reseal-partial-batch', logLevel: 'SILENT' });
 const metrics = new Metrics({ namespace: 'ResealPartialBatchTest', serviceName: 'reseal-partial-batch' });

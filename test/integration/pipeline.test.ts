@@ -22,7 +22,10 @@ import { OutcomeVerificationError } from '../../shared/errors';
 import { evaluateWrite } from '../../shared/guard/evaluate-write';
 import { sealerKeyName } from '../../shared/log/log-names';
 import { openOutcome } from '../../shared/log/outcome-statement';
+import { ResidualSealedDetailSchema } from '../../shared/pipeline/residual-sealed-detail';
+import type { ResidualSealedRun } from '../../shared/pipeline/residual-sealed-run';
 import type { SealRequest } from '../../shared/pipeline/seal-request';
+import { sealedRunHead } from '../../shared/pipeline/sealed-run-head';
 import { verifyChain } from '../../shared/seal/verify-chain';
 import { buildManifest } from '../../shared/triage/build-manifest';
 import type { ResidualWriteRequest } from '../../shared/write/write-request';
@@ -67,6 +70,17 @@ async function drainCapture(): Promise<void> {
     );
   }
 }
+
+/**
+ * The residuals a captured `ResidualSealed` event announces, each with its run (one event per
+ * sealer invocation, docs/pipeline.md "Message shapes"); none for any other event. Parsed strictly.
+ */
+function sealedResiduals(e: CapturedEvent): { residualId: string; seq: number; run: ResidualSealedRun }[] {
+  if (e['detail-type'] !== 'ResidualSealed') return [];
+  return ResidualSealedDetailSchema.parse(e.detail).runs.flatMap((run) => run.residuals.map((r) => ({ ...r, run })));
+}
+/** Whether a captured event is a `ResidualSealed` announcing `residualId`. */
+const seals = (residualId: string) => (e: CapturedEvent) => sealedResiduals(e).some((r) => r.residualId === residualId);
 
 /** Waits until `count` captured events match. */
 async function eventsMatching(what: string, match: (e: CapturedEvent) => boolean, count = 1): Promise<CapturedEvent[]> {
@@ -133,17 +147,18 @@ describe('pipeline on the deployed stack', () => {
     const record = await until('record 0', async () => (await store.readRecord(lineageId, 0)) ?? undefined);
     const verification = await verifyChain([record], { lineageId, anchor });
     expect(verification.verdict).toBe('VERIFIED_INTACT');
-    const [event] = await eventsMatching('ResidualSealed', (e) => e.detail.lineageId === lineageId);
+    const [event] = await eventsMatching('ResidualSealed', seals('r-accepted'));
     const head = await store.head(lineageId);
     expect(event?.['detail-type']).toBe('ResidualSealed');
     // The small head item stores no tip anchor (docs/sealing.md, "The append's layout"): the
-    // event's `mac` and `keyId` are the record's own.
-    expect(event?.detail).toMatchObject({
+    // run's `mac` and `keyId` are the record's own.
+    const run = sealedResiduals(event as CapturedEvent).find((r) => r.run.lineageId === lineageId)?.run;
+    expect(run).toMatchObject({
       ...head,
       mac: (record as { anchor: { mac: string } }).anchor.mac,
       keyId: (record as { anchor: { keyId: string } }).anchor.keyId,
-      residualId: 'r-accepted',
       seq: 0,
+      residuals: [{ residualId: 'r-accepted', seq: 0, recordHash: head?.recordHash }],
     });
   });
 
@@ -218,9 +233,7 @@ describe('pipeline on the deployed stack', () => {
       expect(await store.head(lineageId)).toBeNull();
       expect(await store.readRecord(lineageId, 0)).toBeNull();
       expect(await store.findByResidualId(lineageId, residualId)).toBeNull();
-      expect(captured.some((e) => e['detail-type'] === 'ResidualSealed' && e.detail.residualId === residualId)).toBe(
-        false,
-      );
+      expect(captured.some(seals(residualId))).toBe(false);
     }
   });
 
@@ -249,7 +262,7 @@ describe('pipeline on the deployed stack', () => {
     const request = write(lineageId, residualId);
     await sendWrite(request);
     await sendWrite(request);
-    await eventsMatching('first ResidualSealed', (e) => e.detail.residualId === residualId);
+    await eventsMatching('first ResidualSealed', seals(residualId));
     // A redelivery after the FIFO deduplication window: another dedup id, same residual id.
     const body: SealRequest = {
       formatVersion: 1,
@@ -265,10 +278,9 @@ describe('pipeline on the deployed stack', () => {
         MessageDeduplicationId: `${deduplicationIdOf(request)}-late`,
       }),
     );
-    const sealedEvents = await eventsMatching(
-      're-emitted ResidualSealed',
-      (e) => e.detail.residualId === residualId,
-      2,
+    const sealedEvents = await eventsMatching('re-emitted ResidualSealed', seals(residualId), 2);
+    const seqs = new Set(
+      sealedEvents.flatMap((e) => sealedResiduals(e).flatMap((r) => (r.residualId === residualId ? [r.seq] : []))),
     );
     const chain = await store.readChain(lineageId, 0, 10);
     expectGuarantee(
@@ -280,9 +292,9 @@ describe('pipeline on the deployed stack', () => {
         reader: 'ResidualSealed and the table (deployed)',
         expected: 'every ResidualSealed names seq 0; 1 record',
       },
-      `every ResidualSealed names seq ${[...new Set(sealedEvents.map((e) => e.detail.seq))].join(' or ')}; ${chain.length} record${chain.length === 1 ? '' : 's'}`,
+      `every ResidualSealed names seq ${[...seqs].join(' or ')}; ${chain.length} record${chain.length === 1 ? '' : 's'}`,
     );
-    expect(new Set(sealedEvents.map((e) => e.detail.seq))).toEqual(new Set([0]));
+    expect(seqs).toEqual(new Set([0]));
     expect(chain).toHaveLength(1);
     expect(await store.findByResidualId(lineageId, residualId)).toEqual({ lineageId, seq: 0 });
   });
@@ -621,9 +633,11 @@ describe('ResealClient.waitForOutcome on the deployed stack', () => {
     const outcome = await client.waitForOutcome(lineageId, residualId, { timeoutMs: 90_000 });
     if (outcome.kind !== 'SEALED') throw new Error(`expected SEALED, got ${JSON.stringify(outcome)}`);
     expect(outcome.head).toMatchObject({ lineageId, seq: 0 });
-    const [event] = await eventsMatching('ResidualSealed', (e) => e.detail.residualId === residualId);
-    expect(event?.detail).toMatchObject(outcome.head);
-    const checkpoint = { seq: outcome.head.seq, recordHash: outcome.head.recordHash };
+    const [event] = await eventsMatching('ResidualSealed', seals(residualId));
+    // The trusted-head use: the run's head taken out of the event.
+    const held = sealedRunHead(ResidualSealedDetailSchema.parse(event?.detail), lineageId);
+    expect(held).toEqual(outcome.head);
+    const checkpoint = { seq: held?.seq ?? -1, recordHash: held?.recordHash ?? '' };
     expect((await client.verifyLineage(lineageId, { checkpoint })).verdict).toBe('VERIFIED_INTACT');
   });
 });

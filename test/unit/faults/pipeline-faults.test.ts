@@ -58,7 +58,7 @@ describe('faults on the write path, in process (docs/guarantees.md "Faults")', (
     await p.sealRequests.drain(p.runSealer);
     const again = await p.waitAs(request, FACTORY_NOW_MS - 5000);
     const { copies, verdict } = await p.sealedCopies(LINEAGE, 'r-twice');
-    const reemitted = p.publisher.sealed.filter((e) => e.residualId === 'r-twice').length;
+    const reemitted = p.publisher.sealedResiduals.filter((e) => e.residualId === 'r-twice').length;
     expectGuarantee(
       context,
       fault(

@@ -433,7 +433,14 @@ async function judge(group: readonly Message[]): Promise<SealOutcome[]> {
   const count = (kind: SealOutcome['kind']) => outcomes.filter((o) => o.kind === kind).length;
   const stored = [...store.records.values()].reduce((n, chain) => n + chain.size, 0);
   expect(stored).toBe(count('SEALED'));
-  expect(publisher.sealed).toHaveLength(count('SEALED') + count('DUPLICATE'));
+  // One ResidualSealed event for the group's invocation, announcing each sealed or redelivered record.
+  const answered = outcomes.flatMap((o) =>
+    o.kind === 'SEALED' || o.kind === 'DUPLICATE' ? [`${o.head.lineageId} ${o.head.seq} ${o.residualId}`] : [],
+  );
+  expect(publisher.sealed).toHaveLength(answered.length > 0 ? 1 : 0);
+  expect(new Set(publisher.sealedResiduals.map((r) => `${r.lineageId} ${r.seq} ${r.residualId}`))).toEqual(
+    new Set(answered),
+  );
   expect(publisher.rejected).toHaveLength(count('REJECTED') + count('CONFLICT'));
   expect(store.rejections).toHaveLength(count('REJECTED'));
   expect(store.conflicts).toHaveLength(count('CONFLICT'));

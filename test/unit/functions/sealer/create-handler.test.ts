@@ -5,8 +5,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { createSealerHandler, MAX_CONCURRENT_LINEAGES } from '../../../../functions/sealer/create-handler';
 import { type HeadState, verifyHeadStateMac } from '../../../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf, type StoredLogHead } from '../../../../shared/log/log-state';
+import { ResidualSealedDetailSchema } from '../../../../shared/pipeline/residual-sealed-detail';
 import { capturedLogger } from '../../../helpers/captured-logger';
-import { lambdaContext, sealRequestBody, sqsEvent, sqsRecord } from '../../../helpers/factories';
+import { FakePublisher, lambdaContext, sealRequestBody, sqsEvent, sqsRecord } from '../../../helpers/factories';
 import {
   FACTORY_LINEAGE_ID,
   FACTORY_NOW_MS,
@@ -244,5 +245,85 @@ describe('sealer handler (message groups sealed whole)', () => {
     );
     expect(await store.readChain(LINEAGE_A, 0, 10)).toHaveLength(1);
     expect(await store.readChain(LINEAGE_B, 0, 10)).toEqual([]);
+  });
+});
+
+describe('sealer handler: one ResidualSealed event per invocation (docs/pipeline.md, "Message shapes")', () => {
+  it('an invocation of three lineages (and a redelivery) puts one event carrying every run, each with its head', async () => {
+    const publisher = new FakePublisher();
+    const { handler, store } = testSealerHandler({ publisher });
+    const before = sqsRecord(sealRequestBody({ lineageId: LINEAGE_A, residualId: 'r-0' }), LINEAGE_A);
+    expect((await handler(sqsEvent([before]), lambdaContext())).batchItemFailures).toEqual([]);
+    expect(publisher.sealed).toHaveLength(1);
+    const writes = [
+      [LINEAGE_A, 'r-1'],
+      [LINEAGE_B, 'r-0'],
+      [OTHER, 'r-0'],
+      [LINEAGE_B, 'r-1'],
+      [LINEAGE_A, 'r-2'],
+    ] as const;
+    const records = writes.map(([lineageId, residualId]) =>
+      sqsRecord(sealRequestBody({ lineageId, residualId }), lineageId),
+    );
+    // The first invocation's write delivered again, in the same group as two new ones.
+    records.push(sqsRecord(sealRequestBody({ lineageId: LINEAGE_A, residualId: 'r-0' }), LINEAGE_A));
+    expect((await handler(sqsEvent(records), lambdaContext())).batchItemFailures).toEqual([]);
+    expect(publisher.sealed).toHaveLength(2);
+    const detail = ResidualSealedDetailSchema.parse(publisher.sealed[1]);
+    const byLineage = (lineageId: string) => detail.runs.filter((run) => run.lineageId === lineageId);
+    // LINEAGE_A: its new run (seq 1, 2) and the redelivery of seq 0 (read on the older tree head).
+    expect(byLineage(LINEAGE_A).map((run) => run.residuals.map((r) => [r.residualId, r.seq]))).toEqual(
+      expect.arrayContaining([
+        [['r-0', 0]],
+        [
+          ['r-1', 1],
+          ['r-2', 2],
+        ],
+      ]),
+    );
+    expect(byLineage(LINEAGE_B).map((run) => run.residuals.map((r) => r.residualId))).toEqual([['r-0', 'r-1']]);
+    expect(byLineage(OTHER).map((run) => run.residuals.map((r) => r.residualId))).toEqual([['r-0']]);
+    // Each run's head is its newest record's lineage head, the head item's for a lineage's new run.
+    for (const lineageId of [LINEAGE_A, LINEAGE_B, OTHER]) {
+      const newest = byLineage(lineageId).reduce((a, b) => (b.seq > a.seq ? b : a));
+      expect(newest).toMatchObject({ ...(await store.head(lineageId)), sealedTreeHead: { treeSize: newest.seq + 1 } });
+    }
+  });
+
+  it('an event the bus refuses is logged at error and fails the groups it announces, whole; the redelivery re-announces', async () => {
+    const log = capturedLogger('reseal-sealer-test');
+    const publisher = new FakePublisher();
+    const { service, store } = testSealerHandler({ publisher, logger: log.logger });
+    const handler = createSealerHandler(service, log.logger, new Metrics({ namespace: 'Reseal', serviceName: 't' }));
+    const a = ['r-0', 'r-1'].map((id) =>
+      sqsRecord(sealRequestBody({ lineageId: LINEAGE_A, residualId: id }), LINEAGE_A),
+    );
+    const b = sqsRecord(sealRequestBody({ lineageId: LINEAGE_B, residualId: 'r-0' }), LINEAGE_B);
+    publisher.failWith = new Error('EventBridge PutEvents: ServiceUnavailable');
+    const response = await handler(sqsEvent([a[0], b, a[1]] as SQSRecord[]), lambdaContext());
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([
+      ...a.map((r) => r.messageId),
+      b.messageId,
+    ]);
+    // The records are stored regardless: events are notifications, the table is the outcome.
+    expect(await store.readChain(LINEAGE_A, 0, 10)).toHaveLength(2);
+    expect(await store.readChain(LINEAGE_B, 0, 10)).toHaveLength(1);
+    expect(log.lines().filter((line) => line.level === 'ERROR')).toEqual([
+      expect.objectContaining({
+        message: 'the ResidualSealed event was not put; its message groups will be retried',
+        error: { name: 'Error', message: 'EventBridge PutEvents: ServiceUnavailable' },
+        residuals: 3,
+      }),
+    ]);
+    publisher.failWith = null;
+    expect((await handler(sqsEvent([a[0], b, a[1]] as SQSRecord[]), lambdaContext())).batchItemFailures).toEqual([]);
+    expect(publisher.sealedResiduals.map((r) => [r.lineageId, r.residualId]).sort()).toEqual(
+      [
+        [LINEAGE_A, 'r-0'],
+        [LINEAGE_A, 'r-1'],
+        [LINEAGE_B, 'r-0'],
+      ].sort(),
+    );
+    expect(await store.readChain(LINEAGE_A, 0, 10)).toHaveLength(2);
   });
 });

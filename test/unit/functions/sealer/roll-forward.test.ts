@@ -276,7 +276,7 @@ describe.each([HeadLayout.SMALL, HeadLayout.COMPATIBLE])(
       expect(error.residualIds).toEqual(['r-1']);
       expect(s.conflicts()).toEqual([]);
       expect(s.publisher.rejected).toEqual([]);
-      expect(s.publisher.sealed.map((e) => e.residualId)).toEqual(['r-0']);
+      expect(s.publisher.sealedResiduals.map((e) => e.residualId)).toEqual(['r-0']);
     });
   },
 );

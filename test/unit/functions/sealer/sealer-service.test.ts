@@ -66,13 +66,13 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     const chain = await store.readChain(LINEAGE, 0, 10);
     const verification = await verifyChain(chain, { lineageId: LINEAGE, anchor });
     expect(verification.verdict).toBe('VERIFIED_INTACT');
-    expect(publisher.sealed.map((e) => [e.residualId, e.seq])).toEqual([
+    expect(publisher.sealedResiduals.map((e) => [e.residualId, e.seq])).toEqual([
       ['r-0', 0],
       ['r-1', 1],
       ['r-2', 2],
     ]);
     const head = await store.head(LINEAGE);
-    expect(publisher.sealed[2]).toMatchObject({ ...head, formatVersion: 1 });
+    expect(publisher.sealed[2]).toMatchObject({ v: 2, runs: [{ ...head, residuals: [{ residualId: 'r-2' }] }] });
     expect(metrics.get('RecordSealed')).toBe(3);
   });
 
@@ -101,7 +101,7 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(2);
     expect((await store.head(LINEAGE))?.seq).toBe(1);
     expect(await store.findByResidualId(LINEAGE, 'r-a')).toEqual({ lineageId: LINEAGE, seq: 1 });
-    expect(publisher.sealed.map((e) => [e.residualId, e.seq])).toEqual([
+    expect(publisher.sealedResiduals.map((e) => [e.residualId, e.seq])).toEqual([
       ['r-0', 0],
       ['r-a', 1],
     ]);
@@ -119,7 +119,7 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     expect(await store.readChain(LIN_A, 0, 10)).toHaveLength(1);
     expect(await store.readChain(LIN_Z, 0, 10)).toHaveLength(1);
     expect(await store.findByResidualId(LIN_Z, 'r-1')).toEqual({ lineageId: LIN_Z, seq: 0 });
-    expect(publisher.sealed.map((e) => [e.lineageId, e.residualId])).toEqual([
+    expect(publisher.sealedResiduals.map((e) => [e.lineageId, e.residualId])).toEqual([
       [LIN_A, 'r-1'],
       [LIN_Z, 'r-1'],
     ]);
@@ -530,8 +530,8 @@ describe('sealer service (docs/sealing.md at the store)', () => {
     await service.handle(message(body));
     await service.handle(message(sealRequestBody({ residualId: 'r-1' })));
     expect((await service.handle(message(body))).kind).toBe('DUPLICATE');
-    expect(publisher.sealed[2]).toMatchObject({ residualId: 'r-0', seq: 0 });
-    expect(publisher.sealed[2]?.checkpoint).toBe(store.headSnapshot(LINEAGE)?.checkpoint);
+    expect(publisher.sealedResiduals[2]).toMatchObject({ residualId: 'r-0', seq: 0 });
+    expect(publisher.sealedRuns[2]?.checkpoint).toBe(store.headSnapshot(LINEAGE)?.checkpoint);
   });
 
   it('a body that is not a SealRequest is a rejection record + event, not thrown', async () => {

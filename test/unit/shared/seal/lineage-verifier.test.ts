@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../shared/errors';
+import { ResidualSealedDetailSchema } from '../../../../shared/pipeline/residual-sealed-detail';
+import { residualSealedRuns } from '../../../../shared/pipeline/residual-sealed-runs';
+import { sealedRunHead } from '../../../../shared/pipeline/sealed-run-head';
 import type { MacAnchor } from '../../../../shared/ports/mac-anchor';
 import { ChainVerificationSchema } from '../../../../shared/seal/chain-verification';
 import { lineageHeadOf } from '../../../../shared/seal/lineage-head';
@@ -304,9 +307,17 @@ describe('verifyChain: sealing hardening (docs/sealing.md)', () => {
 
   it('sealing hardening: the head carried by a ResidualSealed event works as a checkpoint; another lineage head is refused', async () => {
     const { records, head } = await buildChain(3);
-    const result = await verify(records.slice(0, 2), { checkpoint: head as NonNullable<typeof head> });
+    // The event carries the head as its run's head fields: one run's head taken out of it.
+    const announced = { head: head as NonNullable<typeof head>, residualId: 'residual-2', sealedAtMs: 0 };
+    const detail = ResidualSealedDetailSchema.parse({
+      v: 2,
+      runs: residualSealedRuns([{ ...announced, sealedTreeHead: null, checkpoint: null }]),
+    });
+    const carried = sealedRunHead(detail, announced.head.lineageId);
+    expect(carried).toEqual(head);
+    const result = await verify(records.slice(0, 2), { checkpoint: carried as NonNullable<typeof carried> });
     expect(result.verdict).toBe(V.TRUNCATION_DETECTED);
-    const other = { ...(head as NonNullable<typeof head>), lineageId: 'lineage-other' };
+    const other = { ...(carried as NonNullable<typeof carried>), lineageId: 'lineage-other' };
     await expect(verify(records, { checkpoint: other })).rejects.toThrow(/checkpoint\.lineageId|lineage-other/);
   });
 
