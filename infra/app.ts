@@ -13,6 +13,8 @@ import { WitnessStack } from './witness-stack';
  * - `endpointOverride`: an emulator endpoint passed to the functions as `AWS_ENDPOINT_URL`
  *   (only for emulators that do not set it themselves; never for real AWS);
  * - `maxReceiptAgeSeconds`: the guard's receipt age limit (default `DEFAULT_MAX_RECEIPT_AGE_SECONDS`, 900);
+ * - `guardBatchingWindowSeconds`: the guard's event source batching window, whole seconds 0 to 300
+ *   (the stack's `guardBatchingWindowSeconds` prop; default `DEFAULT_GUARD_BATCHING_WINDOW_SECONDS`, 1);
  * - `stackName`: deploy under another name (default `ResealStack`);
  * - `witnessLogKeys`: the log vkey(s) a witness cosigns for; when given, the app also holds
  *   `ResealWitnessStack` (docs/witness.md, "Deployment"), named by `witnessStackName` and with
@@ -52,6 +54,7 @@ if (!removalPolicy) {
   throw new Error(`context removalPolicy=${removalPolicyName}: expected destroy, retain or snapshot`);
 }
 const maxReceiptAge = context('maxReceiptAgeSeconds');
+const guardWindow = context('guardBatchingWindowSeconds');
 // `-c tenants='[…]'` gives a string, cdk.json an array; parseTenants (in the stack) checks either.
 const tenantsContext: unknown = app.node.tryGetContext('tenants');
 const tenantsJson = (text: string): unknown => {
@@ -92,6 +95,8 @@ new ResealStack(app, 'ResealStack', {
   deletionProtection: context('deletionProtection') === 'true',
   endpointOverride: context('endpointOverride'),
   maxReceiptAgeSeconds: maxReceiptAge === undefined ? undefined : Number(maxReceiptAge),
+  // Checked by the stack (whole seconds, 0 to 300): a value that is no number fails the synth.
+  guardBatchingWindowSeconds: guardWindow === undefined ? undefined : Number(guardWindow),
   tenants,
   recoveryKeys: context('recoveryKeys'),
   witness:

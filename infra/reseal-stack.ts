@@ -47,6 +47,18 @@ export interface ResealStackProps extends StackProps {
    */
   readonly integrationIntervalSeconds?: number;
   /**
+   * How long the guard's event sources (`residual-writes`, and each tenant's queue) gather writes
+   * before invoking the guard, whole seconds, 0 to 300 (SQS's `MaximumBatchingWindowInSeconds`; 0:
+   * invoke on whatever one poll returns). The guard's per-invocation costs (its pollers'
+   * `ReceiveMessage` and `DeleteMessageBatch`, its `SendMessageBatch` to `seal-requests`, a Lambda
+   * request, its start-up GB-s and log lines) are shared by a batch's writes, so a window that
+   * fills batches of 10 cuts them to a tenth; the price is up to the window added to a write's
+   * publish-to-outcome latency when fewer than 10 writes come in within it
+   * (docs/infrastructure.md, "The guard's batching window").
+   * @default DEFAULT_GUARD_BATCHING_WINDOW_SECONDS (1)
+   */
+  readonly guardBatchingWindowSeconds?: number;
+  /**
    * The witness the integrator submits deployment checkpoints to, with the policy a checkpoint
    * must meet to be published (docs/witness.md, "Deploy order"). @default none: published unwitnessed
    */
@@ -113,6 +125,17 @@ export interface ResealStackProps extends StackProps {
 export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = CLIENT_DEFAULT_INTERVAL_SECONDS;
 /** The default maximum age of cosignatures, seconds (docs/deployment-log.md): the client's default, one value. */
 export const DEFAULT_WITNESS_MAX_AGE_SECONDS = DEFAULT_MAX_AGE_SECONDS;
+/**
+ * The guard's default batching window, seconds. At 1 s the guard's batches fill (10 writes, the
+ * event source's batch size) from 10 writes/s up, where its per-invocation costs matter; below
+ * that rate a write waits at most 1 s more before the guard sees it (a sealed outcome already takes
+ * seconds, and a proven one waits for the 2 s integration interval); above it a batch is invoked
+ * as soon as it is full, so the wait shrinks to the time 10 writes take to arrive
+ * (docs/infrastructure.md, "The guard's batching window").
+ */
+export const DEFAULT_GUARD_BATCHING_WINDOW_SECONDS = 1;
+/** The largest batching window an SQS event source takes, seconds (`MaximumBatchingWindowInSeconds`). */
+export const MAX_BATCHING_WINDOW_SECONDS = 300;
 /** Notices per integration at most (Lambda's 6 MB payload holds 500 notices of 40 residual ids each). */
 export const INTEGRATION_BATCH_SIZE = 500;
 /**
@@ -225,8 +248,10 @@ export class ResealStack extends Stack {
     // The integrator (docs/deployment-log.md): one notice per sealed run on a standard queue, one
     // integration per batching window, one log-key signature per integration.
     const interval = props.integrationIntervalSeconds ?? DEFAULT_INTEGRATION_INTERVAL_SECONDS;
-    if (!Number.isSafeInteger(interval) || interval < 1 || interval > 300) {
-      throw new Error('integrationIntervalSeconds: expected whole seconds, 1 to 300 (the SQS batching window)');
+    if (!Number.isSafeInteger(interval) || interval < 1 || interval > MAX_BATCHING_WINDOW_SECONDS) {
+      throw new Error(
+        `integrationIntervalSeconds: expected whole seconds, 1 to ${MAX_BATCHING_WINDOW_SECONDS} (the SQS batching window)`,
+      );
     }
     parseRecoveryKeys(props.recoveryKeys);
     const maxAgeSeconds = props.witness?.maxAgeSeconds ?? DEFAULT_WITNESS_MAX_AGE_SECONDS;
@@ -241,6 +266,13 @@ export class ResealStack extends Stack {
         `heartbeatRate: ${rateSeconds} s plus the heartbeat threshold ${heartbeatThreshold} s must stay below the maximum age ${maxAgeSeconds} s`,
       );
     }
+    const guardWindow = props.guardBatchingWindowSeconds ?? DEFAULT_GUARD_BATCHING_WINDOW_SECONDS;
+    if (!Number.isSafeInteger(guardWindow) || guardWindow < 0 || guardWindow > MAX_BATCHING_WINDOW_SECONDS) {
+      throw new Error(
+        `guardBatchingWindowSeconds: expected whole seconds, 0 to ${MAX_BATCHING_WINDOW_SECONDS} (the SQS batching window)`,
+      );
+    }
+    const guardBatchingWindow = guardWindow > 0 ? Duration.seconds(guardWindow) : undefined;
     const integrator = new QueueConsumer(this, 'Integration', {
       name: 'integration',
       fifo: false,
@@ -296,6 +328,7 @@ export class ResealStack extends Stack {
     const guard = new QueueConsumer(this, 'ResidualWrites', {
       name: 'residual-writes',
       fifo: false,
+      ...(guardBatchingWindow ? { maxBatchingWindow: guardBatchingWindow } : {}),
       function: {
         ...common,
         entry: 'functions/guard/handler.ts',
@@ -393,6 +426,7 @@ export class ResealStack extends Stack {
             tenants,
             guard: guard.consumer,
             guardTimeout: Duration.seconds(30),
+            ...(guardBatchingWindow ? { guardBatchingWindow } : {}),
             relay: mcp.function.role,
             removalPolicy,
           });

@@ -114,3 +114,34 @@ export function sealerThroughput(
     recordsPerSecond: spanMs > 0 ? records / (spanMs / 1000) : 0,
   };
 }
+
+/** What one function's event sources delivered in a span (see {@link deliveredBatches}). */
+export interface DeliveredBatches {
+  /** Batches, one invocation each. */
+  readonly batches: number;
+  /** Records delivered, failed ones included. */
+  readonly records: number;
+  /** Records per invocation (0 without a batch). */
+  readonly perInvocation: number;
+  /** Records of each batch, in log order. */
+  readonly sizes: readonly number[];
+}
+
+/**
+ * The batches `functionName` was handed between two instants (ms since the Unix epoch), failed
+ * records included: how full the guard's batches really were (bench/stack/guard-window.ts).
+ * MiniStack logs whole seconds, so a batch logged in the second `fromMs` falls in counts.
+ */
+export function deliveredBatches(
+  batches: readonly EventSourceBatch[],
+  functionName: string,
+  fromMs: number,
+  toMs: number,
+): DeliveredBatches {
+  const fromSecondMs = Math.floor(fromMs / 1000) * 1000;
+  const sizes = batches
+    .filter((b) => b.functionName === functionName && b.atMs >= fromSecondMs && b.atMs <= toMs)
+    .map((b) => b.records + b.failed);
+  const records = sizes.reduce((sum, n) => sum + n, 0);
+  return { batches: sizes.length, records, perInvocation: sizes.length > 0 ? records / sizes.length : 0, sizes };
+}

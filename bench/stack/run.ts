@@ -17,15 +17,19 @@ import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
 import { DEFAULT_INTEGRATION_INTERVAL_SECONDS } from '../../client/freshness-policy';
 import type { StackOutputs } from '../../client/stack-outputs';
+import { DEFAULT_GUARD_BATCHING_WINDOW_SECONDS } from '../../infra/reseal-stack';
 import { checkEndpoint } from '../../scripts/emulator/check-endpoint';
 import { clientConfig, deployStack, STACK_NAME } from '../../scripts/emulator/deploy';
-import { type Emulator, ROOT, startEmulator } from '../../scripts/emulator/emulator';
+import { EMULATOR_DIR, type Emulator, ROOT, startEmulator } from '../../scripts/emulator/emulator';
 import { monthlyCost } from '../../shared/cost/monthly-cost';
 import { type PriceTable, PriceTableSchema } from '../../shared/cost/price-table';
 import { parseInput } from '../../shared/schemas/parse';
 import { type CountingProxy, startCountingProxy } from './counting-proxy';
+import { deliveredBatches, eventSourceBatches } from './event-source-batches';
 import { functionLogs } from './function-logs';
+import { startGuardWindow } from './guard-window';
 import {
+  type BenchClient,
   type BenchStack,
   benchClient,
   benchLineageId,
@@ -40,6 +44,7 @@ import {
   measureWrites,
   pinBenchStack,
   sealInProcess,
+  type WritePlan,
 } from './stack-bench';
 import {
   COST_HEADER,
@@ -49,6 +54,8 @@ import {
   DIRECT_RECALL_TARGET_USD_PER_MILLION,
   directRecallTargetRow,
   floorCosts,
+  GUARD_BATCHES_HEADER,
+  guardBatchesRow,
   INDEX_COST_HEADER,
   indexCostRow,
   monthlyLine,
@@ -66,6 +73,12 @@ const USAGE = `usage: npm run bench:stack -- [options]
   --sparse-seconds N     seconds of sparse traffic (default 4)
   --recalls N            recalls per target (latest, by seq) and size (default 3)
   --floor-writes N       design-floor writes timed (default 20)
+  --guard-window S       the guard's batching window emulated in the sparse scenarios, whole seconds
+                         (default ${DEFAULT_GUARD_BATCHING_WINDOW_SECONDS}, the stack's; 0: none). MiniStack ignores the window, so the
+                         bench pauses the guard's event source and re-enables it once a window
+                         (bench/stack/guard-window.ts)
+  --only sparse          the write floor and the sparse scenarios alone (no busy lineage, recall
+                         or audit): a check of the guard window in a few minutes
   --help                 this text
 
 AWS_ENDPOINT_URL=<loopback URL> uses that emulator instead of starting one (then the guard's
@@ -79,6 +92,10 @@ export interface StackBenchOptions {
   readonly sparseSeconds: number;
   readonly recalls: number;
   readonly floorWrites: number;
+  /** The guard's batching window emulated in the sparse scenarios, seconds (0: none). */
+  readonly guardWindow: number;
+  /** `sparse`: the write floor and the sparse scenarios alone. */
+  readonly only?: 'sparse';
 }
 
 function positiveInt(name: string, text: string): number {
@@ -101,11 +118,20 @@ export function parseBenchArgs(argv: readonly string[]): StackBenchOptions | 'he
       'sparse-seconds': { type: 'string', default: '4' },
       recalls: { type: 'string', default: '3' },
       'floor-writes': { type: 'string', default: '20' },
+      'guard-window': { type: 'string', default: String(DEFAULT_GUARD_BATCHING_WINDOW_SECONDS) },
+      only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
   });
   if (values.help) return 'help';
+  const guardWindow = Number(values['guard-window']);
+  if (!Number.isInteger(guardWindow) || guardWindow < 0 || guardWindow > 300) {
+    throw new Error(`--guard-window must be whole seconds, 0 to 300, got "${values['guard-window']}"`);
+  }
+  if (values.only !== undefined && values.only !== 'sparse') {
+    throw new Error(`--only takes "sparse", got "${values.only}"`);
+  }
   return {
     records: values.records.split(',').map((n) => positiveInt('records', n.trim())),
     pipelineMax: positiveInt('pipeline-max', values['pipeline-max']),
@@ -113,11 +139,54 @@ export function parseBenchArgs(argv: readonly string[]): StackBenchOptions | 'he
     sparseSeconds: positiveInt('sparse-seconds', values['sparse-seconds']),
     recalls: positiveInt('recalls', values.recalls),
     floorWrites: positiveInt('floor-writes', values['floor-writes']),
+    guardWindow,
+    ...(values.only === 'sparse' ? { only: 'sparse' as const } : {}),
   };
 }
 
 /** The loopback address the functions' proxy listens on, on the emulator's own port. */
 const PROXY_HOST = '127.0.0.2';
+
+/**
+ * A sparse scenario's writes, with the guard's batching window emulated when `windowSeconds` > 0
+ * (bench/stack/guard-window.ts) and, on the embedded emulator, the batches the guard was handed
+ * read from MiniStack's log (bench/stack/event-source-batches.ts).
+ */
+async function measureSparseWrites(
+  stack: BenchStack,
+  bench: BenchClient,
+  plan: WritePlan,
+  windowSeconds: number,
+  ministackLog: string | undefined,
+  log: (line: string) => void,
+): Promise<Measured> {
+  const window =
+    windowSeconds > 0
+      ? await startGuardWindow({
+          endpoint: stack.endpoint,
+          functionName: stack.outputs.GuardFunctionName,
+          queueUrl: stack.outputs.ResidualWritesQueueUrl,
+          windowSeconds,
+          log,
+        })
+      : undefined;
+  const fromMs = Date.now();
+  let measured: Measured;
+  try {
+    measured = await measureWrites(stack, bench, plan);
+  } finally {
+    await window?.stop();
+  }
+  if (window) log(`guard window: ${window.windows} windows of ${windowSeconds} s`);
+  if (ministackLog === undefined) return measured;
+  const batches = deliveredBatches(
+    eventSourceBatches(readFileSync(ministackLog, 'utf8')),
+    stack.outputs.GuardFunctionName,
+    fromMs,
+    Date.now(),
+  );
+  return { ...measured, guardBatches: { ...batches, windowSeconds } };
+}
 
 /** Everything the bench started, to stop. */
 interface Started {
@@ -196,6 +265,12 @@ async function main(argv: readonly string[]): Promise<void> {
   try {
     const stack = await setUp(started, log);
     const bench = benchClient(stack);
+    const full = options.only === undefined;
+    // MiniStack's own log, where it names each batch it hands a function (the embedded emulator's only).
+    const ministackLog = started.emulator?.embedded
+      ? join(EMULATOR_DIR, `ministack-${new URL(stack.endpoint).port}.log`)
+      : undefined;
+    const windowLabel = options.guardWindow > 0 ? `, guard window ${options.guardWindow} s (emulated)` : '';
     const run = Date.now().toString(36);
     const lineage = (name: string) => benchLineageId(`bench-${run}-${name}`);
 
@@ -207,14 +282,16 @@ async function main(argv: readonly string[]): Promise<void> {
     const writeFloor = await measureWriteFloor(stack, options.floorWrites, 1);
     const writeFloorParallel = await measureWriteFloor(stack, options.floorWrites * 2, 4);
     const writeFloorSpeed: Floor = { ...writeFloorParallel, latenciesMs: writeFloor.latenciesMs };
-    const recallFloor = await measureRecallFloor(stack, Math.max(options.recalls, 5));
+    const recallFloor = full ? await measureRecallFloor(stack, Math.max(options.recalls, 5)) : undefined;
 
     const writes: Measured[] = [];
-    for (const n of options.records.filter((size) => size > options.pipelineMax)) {
+    // Lineage sizes for the busy lineages, recalls and audits: none with `--only sparse`.
+    const sizes = full ? options.records : [];
+    for (const n of sizes.filter((size) => size > options.pipelineMax)) {
       log(`a ${n}-record lineage sealed in-process (not measured), for recalls and audits`);
       await sealInProcess(stack, lineage(`busy-${n}`), n);
     }
-    for (const n of options.records.filter((size) => size <= options.pipelineMax)) {
+    for (const n of sizes.filter((size) => size <= options.pipelineMax)) {
       log(`busy lineage: ${n} writes at once`);
       writes.push(
         await measureWrites(stack, bench, {
@@ -226,14 +303,21 @@ async function main(argv: readonly string[]): Promise<void> {
       );
     }
     const sparseLineages = Array.from({ length: options.sparseLineages }, (_, i) => lineage(`sparse-${i}`));
-    log(`sparse: ${options.sparseLineages} lineages × 1 write/s × ${options.sparseSeconds} s`);
+    log(`sparse: ${options.sparseLineages} lineages × 1 write/s × ${options.sparseSeconds} s${windowLabel}`);
     writes.push(
-      await measureWrites(stack, bench, {
-        name: `sparse, ${options.sparseLineages} lineages × 1 write/s`,
-        lineages: sparseLineages,
-        perLineage: options.sparseSeconds,
-        intervalMs: 1_000,
-      }),
+      await measureSparseWrites(
+        stack,
+        bench,
+        {
+          name: `sparse, ${options.sparseLineages} lineages × 1 write/s${windowLabel}`,
+          lineages: sparseLineages,
+          perLineage: options.sparseSeconds,
+          intervalMs: 1_000,
+        },
+        options.guardWindow,
+        ministackLog,
+        log,
+      ),
     );
 
     // An agent that waits until its write is proven (publish --wait, the MCP write tool): the
@@ -241,16 +325,25 @@ async function main(argv: readonly string[]): Promise<void> {
     const provenLineages = Array.from({ length: Math.min(10, options.sparseLineages) }, (_, i) =>
       lineage(`proven-${i}`),
     );
-    log(`sparse until proven: ${provenLineages.length} lineages × 1 write/s × ${options.sparseSeconds} s`);
+    log(
+      `sparse until proven: ${provenLineages.length} lineages × 1 write/s × ${options.sparseSeconds} s${windowLabel}`,
+    );
     writes.push(
-      await measureWrites(stack, bench, {
-        name: `sparse until proven, ${provenLineages.length} lineages × 1 write/s`,
-        lineages: provenLineages,
-        perLineage: options.sparseSeconds,
-        intervalMs: 1_000,
-        waiters: provenLineages.length * options.sparseSeconds,
-        untilProven: true,
-      }),
+      await measureSparseWrites(
+        stack,
+        bench,
+        {
+          name: `sparse until proven, ${provenLineages.length} lineages × 1 write/s${windowLabel}`,
+          lineages: provenLineages,
+          perLineage: options.sparseSeconds,
+          intervalMs: 1_000,
+          waiters: provenLineages.length * options.sparseSeconds,
+          untilProven: true,
+        },
+        options.guardWindow,
+        ministackLog,
+        log,
+      ),
     );
 
     // The CLI's stack pin (docs/cli.md, "Pinning the stack"), written once through the counting proxy.
@@ -262,7 +355,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const directRecalls: Measured[] = [];
     const audits: Measured[] = [];
     const auditFloors: Floor[] = [];
-    for (const n of options.records) {
+    for (const n of sizes) {
       const id = lineage(`busy-${n}`);
       log(`recalls of a ${n}-record lineage`);
       recalls.push(
@@ -316,13 +409,20 @@ async function main(argv: readonly string[]): Promise<void> {
       '',
       ...SPEED_HEADER,
       ...writes.map((m) => speedRow(m, writeFloorSpeed)),
-      ...recalls.map((m) => speedRow(m, recallFloor)),
-      ...directRecalls.map((m) => speedRow(m, recallFloor)),
+      ...(recallFloor ? recalls.map((m) => speedRow(m, recallFloor)) : []),
+      ...(recallFloor ? directRecalls.map((m) => speedRow(m, recallFloor)) : []),
       ...audits.map((m, i) => speedRow(m, auditFloors[i] as Floor)),
       '',
       `Write floor: the design card's calls (two SQS hops, GenerateMac, PutEvents) made directly: p50 ${quantile(writeFloor.latenciesMs, 0.5)} ms one at a time, ${(writeFloorParallel.operations / writeFloorParallel.seconds).toFixed(1)}/s four at a time. Recall floor: two PutEvents. Audit floor: the lineage's records read with consistent Query pages, nothing checked.`,
       '',
       'What the emulator bounds: it runs one sealer invocation at a time per FIFO queue, runs the functions as workers on this machine\'s node beside itself, the bench and its proxies, and answers every call from one process; rates and latencies here are the emulator\'s, and the ceiling on AWS follows from the counts and the quotas (docs/infrastructure.md, "Cost and quotas").',
+      '',
+      "## The guard's batches (MiniStack's log)",
+      '',
+      ...GUARD_BATCHES_HEADER,
+      ...writes.filter((m) => m.guardBatches !== undefined).map(guardBatchesRow),
+      '',
+      `MiniStack ignores the event source's batching window (\`MaximumBatchingWindowInSeconds\`, the stack's ${DEFAULT_GUARD_BATCHING_WINDOW_SECONDS} s): where a window is shown it was emulated, the guard's event source mapping paused and re-enabled once a window until the queue was empty (bench/stack/guard-window.ts; docs/infrastructure.md, "The guard's batching window"); without one, MiniStack's poller took whatever each pass found. The batches are the ones MiniStack logged, failed records included; the guard pollers' \`ReceiveMessage\` is billed by the 64 KiB chunks of each batch, at the client's mean message size.`,
       '',
       '## Cost per million operations (cost model, bench/prices.json)',
       '',

@@ -38,6 +38,7 @@ import type { RecallTarget } from '../../shared/pipeline/recall-target';
 import type { ResidualWriteRequest, UnsignedWriteRequest } from '../../shared/write/write-request';
 import { type CallCounts, CallTally, countsSince } from './call-tally';
 import { countCalls } from './counting-middleware';
+import type { DeliveredBatches } from './event-source-batches';
 import type { FunctionLogs, FunctionsActivity } from './function-logs';
 
 /** The deployed stack and where each party's calls are counted. */
@@ -70,6 +71,17 @@ export interface Measured {
   readonly seconds: number;
   /** Publish-to-outcome (or request-to-answer) latency of each operation, ms. */
   readonly latenciesMs: readonly number[];
+  /**
+   * Writes only: from the first publish's start to the last one's end, seconds; the rate the
+   * guard's queue really got (a loaded machine publishes slower than the plan asks).
+   */
+  readonly publishSeconds?: number;
+  /**
+   * The batches the guard was handed, from the emulator's log (bench/stack/event-source-batches.ts),
+   * with the batching window the bench emulated, seconds (0: none, MiniStack's own polling);
+   * absent when not read.
+   */
+  readonly guardBatches?: DeliveredBatches & { readonly windowSeconds: number };
 }
 
 /** The design card's floor, timed on the same emulator in the same run. */
@@ -252,12 +264,14 @@ export async function measureWrites(stack: BenchStack, bench: BenchClient, plan:
     const published = await bench.client.publishWrite(benchWrite(lineageId, `${lineageId}-w${k}`, Date.now()));
     waits.push(waitFor(published.request, published));
   }
+  const publishSeconds = (Date.now() - started) / 1000;
   await Promise.all(waits);
   const seconds = (Date.now() - started) / 1000;
   return {
     name: plan.name,
     operations: schedule.length,
     seconds,
+    publishSeconds,
     latenciesMs: latencies,
     ...(await since(stack, bench, before)),
   };

@@ -10,7 +10,7 @@ import type { PriceTable } from '../../shared/cost/price-table';
 import { addUsage } from '../../shared/cost/usage';
 import type { CallCounts } from './call-tally';
 import type { Floor, Measured } from './stack-bench';
-import { scenarioUsage } from './stack-usage';
+import { guardReceiveUnits, scenarioUsage } from './stack-usage';
 
 /** The `q`-quantile (0–1) of `values`, nearest rank; NaN for none. */
 export function quantile(values: readonly number[], q: number): number {
@@ -60,6 +60,31 @@ export function callsTable(measured: Measured): string {
     }
   }
   return lines.join('\n');
+}
+
+/** Header of the guard's batches table (docs/infrastructure.md, "The guard's batching window"). */
+export const GUARD_BATCHES_HEADER = [
+  '| scenario | writes/s published | guard window | guard invocations | messages | per invocation | invocations per write | receive units per write | batches (records × count) |',
+  '|---|---:|---|---:|---:|---:|---:|---:|---|',
+] as const;
+
+/**
+ * One scenario's guard batches: the rate its writes were published at (a batch holds about
+ * min(10, rate × window)), how many messages each guard invocation got, from MiniStack's log, and
+ * the window that was emulated (`none`: MiniStack's own polling); dashes when not read.
+ */
+export function guardBatchesRow(measured: Measured): string {
+  const b = measured.guardBatches;
+  const published = measured.publishSeconds ? fmt(measured.operations / measured.publishSeconds) : '–';
+  if (!b) return `| ${measured.name} | ${published} | – | – | – | – | – | – | not read |`;
+  const counts = new Map<number, number>();
+  for (const n of b.sizes) counts.set(n, (counts.get(n) ?? 0) + 1);
+  const sizes = [...counts]
+    .sort((x, y) => y[0] - x[0])
+    .map(([n, k]) => `${n}×${k}`)
+    .join(', ');
+  const window = b.windowSeconds > 0 ? `${b.windowSeconds} s, emulated` : 'none';
+  return `| ${measured.name} | ${published} | ${window} | ${b.batches} | ${b.records} | ${fmt(b.perInvocation)} | ${fmt(b.batches / measured.operations)} | ${fmt((guardReceiveUnits(measured) ?? Number.NaN) / measured.operations)} | ${sizes || '–'} |`;
 }
 
 /** Header of {@link speedRow}'s table. */

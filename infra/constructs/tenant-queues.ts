@@ -35,6 +35,8 @@ export interface TenantQueuesProps {
   readonly guard: ResealFunction;
   /** The guard's timeout: each queue's visibility timeout is six times it. */
   readonly guardTimeout: Duration;
+  /** The guard's batching window on each tenant queue, as on the stack's own (`guardBatchingWindowSeconds`). @default none */
+  readonly guardBatchingWindow?: Duration;
   /** The remote MCP function's role: it relays the writes its callers signed to their tenant's queue. */
   readonly relay: iam.IRole;
   readonly removalPolicy: RemovalPolicy;
@@ -111,7 +113,13 @@ export class TenantQueues extends Construct {
         }),
       );
       queue.grantSendMessages(props.relay);
-      props.guard.fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
+      props.guard.fn.addEventSource(
+        new SqsEventSource(queue, {
+          batchSize: 10,
+          reportBatchItemFailures: true,
+          ...(props.guardBatchingWindow ? { maxBatchingWindow: props.guardBatchingWindow } : {}),
+        }),
+      );
       const deadLetterAlarm = deadLetterDepthAlarm(
         scope,
         deadLetterQueue,

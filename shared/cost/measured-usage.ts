@@ -2,6 +2,26 @@ import { indexUsagePerWrite, SPARSE_INDEX_LOAD, SPARSE_SEALER_INVOCATIONS_PER_WR
 import type { Usage } from './usage';
 
 /**
+ * Guard invocations per write in the sparse scenario: 0.9 (about one message an invocation), as
+ * the emulator bench counted them (run of 2026-12-06 13:34 UTC, bench/RESULTS.md "Every count
+ * after the record batch, batched notices and eventually consistent proof reads"), before the
+ * guard's batching window (docs/infrastructure.md, "The guard's batching window"). Each costs its
+ * pollers' `ReceiveMessage` and `DeleteMessageBatch`, one `SendMessageBatch` to `seal-requests`
+ * and one Lambda request. Replace it only with a count the bench took (`npm run bench:stack`,
+ * "The guard's batches", with the window emulated), never with the fill the window promises.
+ */
+export const SPARSE_GUARD_INVOCATIONS_PER_WRITE = 0.9;
+
+/**
+ * Billed `ReceiveMessage` units of the guard's pollers per sparse write: one per invocation while
+ * each got about one 13 KB message (the 13:34 run), so {@link SPARSE_GUARD_INVOCATIONS_PER_WRITE}.
+ * Apart from it because SQS bills a receive by its payload's 64 KiB chunks: a full batch of ten
+ * bench writes is three units, not one (the bench prints "receive units per write" beside its
+ * guard batches).
+ */
+export const SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE = SPARSE_GUARD_INVOCATIONS_PER_WRITE;
+
+/**
  * Billable units per operation as the emulator bench counted them (docs/infrastructure.md, "Cost
  * and quotas"; bench/RESULTS.md, "Calls per operation"), the functions' and the agent's client's
  * calls together:
@@ -10,7 +30,7 @@ import type { Usage } from './usage';
  *   batched notices and eventually consistent proof reads"; the append as built, record then head
  *   and marker, small head, lineage checkpoints unsigned: the defaults): the sparse scenario (50
  *   lineages at one write a second, 1 KiB payload, 100-key manifest), the sealer's path: guard
- *   `SendMessageBatch` to the FIFO queue (0.9 calls a write); two `GenerateMac` per sealer
+ *   `SendMessageBatch` to the FIFO queue (one per guard invocation, 0.9 a write); two `GenerateMac` per sealer
  *   invocation, whatever its runs and records: one record-batch MAC for all its records, taken
  *   before they are stored (docs/sealing.md, "The record and its seal"), and one head-state MAC for
  *   all its heads (docs/verifiable-log.md, "Appending"), so `2 *`
@@ -29,7 +49,7 @@ import type { Usage } from './usage';
  *   3.57 for 3.19, records and proof items read eventually consistent, docs/pipeline.md "Learning
  *   the outcome of a write"; and its `BatchGetItem` items, 3.70 read units by their size: the
  *   emulator reports none for them); `PutEvents`; the client's `SendMessage`; the queue pollers'
- *   `ReceiveMessage` + `DeleteMessageBatch` per invocation (guard 0.9, sealer 0.12: 8.3 writes an
+ *   `ReceiveMessage` + `DeleteMessageBatch` per invocation (guard {@link SPARSE_GUARD_INVOCATIONS_PER_WRITE}, sealer 0.12: 8.3 writes an
  *   invocation); Lambda invocations, GB-s and log bytes of the guard and the sealer (one summary
  *   line per invocation on the success path, docs/pipeline.md "Logs and metrics"). The
  *   integrator's calls (its index tile writes, its `VerifyMac` and `Sign`, its commits and lease,
@@ -53,10 +73,10 @@ export const MEASURED_USAGE = {
     kmsAsymmetricRequest: 0,
     dynamodbWriteRequestUnit: 4,
     dynamodbReadRequestUnit: 3.24 + 2 + 6.51 + 3.19 + 3.7,
-    sqsStandardRequest: 1 + 2 * 0.9,
-    sqsFifoRequest: 0.9 + 2 * 0.12,
+    sqsStandardRequest: 1 + SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE + SPARSE_GUARD_INVOCATIONS_PER_WRITE,
+    sqsFifoRequest: SPARSE_GUARD_INVOCATIONS_PER_WRITE + 2 * 0.12,
     eventBridgeCustomEvent: 1,
-    lambdaRequest: 0.9 + 0.12,
+    lambdaRequest: SPARSE_GUARD_INVOCATIONS_PER_WRITE + 0.12,
     lambdaArmGbSecond: 0.0304 + 0.0473,
     logsIngestedGb: (997 + 243) / 1e9,
   },

@@ -14,7 +14,11 @@ import {
 } from '../../infra/constructs/queue-consumer';
 import { RESEAL_RUNTIME } from '../../infra/constructs/reseal-function';
 import { eventBusNameOf } from '../../infra/event-bus-name';
-import { INTEGRATION_MAX_CONCURRENCY, ResealStack } from '../../infra/reseal-stack';
+import {
+  DEFAULT_GUARD_BATCHING_WINDOW_SECONDS,
+  INTEGRATION_MAX_CONCURRENCY,
+  ResealStack,
+} from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { formatVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { synthWithNag } from '../helpers/cdk-nag-synth';
@@ -159,6 +163,49 @@ describe('ResealStack template', () => {
       EventSourceArn: { 'Fn::GetAtt': [fifoQueue?.[0], 'Arn'] },
       FunctionName: { Ref: functionId('reseal-sealer') },
     });
+  });
+
+  it('docs/infrastructure.md "The guard\'s batching window": the guard\'s event source gathers writes for DEFAULT_GUARD_BATCHING_WINDOW_SECONDS (1 s), in batches of 10', () => {
+    expect(DEFAULT_GUARD_BATCHING_WINDOW_SECONDS).toBe(1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId('reseal-guard') },
+      BatchSize: 10,
+      MaximumBatchingWindowInSeconds: DEFAULT_GUARD_BATCHING_WINDOW_SECONDS,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    // The sealer's FIFO event source takes no window (SQS allows none on FIFO queues).
+    const sealer = Object.values(resources).find(
+      (r) =>
+        r.Type === 'AWS::Lambda::EventSourceMapping' &&
+        (props(r).FunctionName as { Ref: string }).Ref === functionId('reseal-sealer'),
+    );
+    expect(props(sealer).MaximumBatchingWindowInSeconds).toBeUndefined();
+  });
+
+  it('guardBatchingWindowSeconds sets the window (0: none) and is refused at synth unless whole seconds, 0 to 300', () => {
+    const guardMapping = (windowSeconds: number, id: string) => {
+      const synthesized = Template.fromStack(
+        new ResealStack(new App({ context: synthContext }), id, { guardBatchingWindowSeconds: windowSeconds }),
+      ).toJSON().Resources as Resources;
+      const guardFn = Object.entries(synthesized).find(
+        ([, r]) =>
+          r.Type === 'AWS::Lambda::Function' &&
+          (r.Properties?.Environment as { Variables?: Record<string, unknown> })?.Variables?.POWERTOOLS_SERVICE_NAME ===
+            'reseal-guard',
+      )?.[0];
+      return Object.values(synthesized).find(
+        (r) =>
+          r.Type === 'AWS::Lambda::EventSourceMapping' && (props(r).FunctionName as { Ref: string }).Ref === guardFn,
+      );
+    };
+    expect(props(guardMapping(20, 'GuardWindow20')).MaximumBatchingWindowInSeconds).toBe(20);
+    expect(props(guardMapping(300, 'GuardWindow300')).MaximumBatchingWindowInSeconds).toBe(300);
+    expect(props(guardMapping(0, 'GuardWindow0')).MaximumBatchingWindowInSeconds).toBeUndefined();
+    for (const bad of [-1, 301, 1.5, Number.NaN]) {
+      expect(() => guardMapping(bad, `GuardWindowBad${String(bad).replace(/\W/g, '')}`)).toThrow(
+        /guardBatchingWindowSeconds: expected whole seconds, 0 to 300/,
+      );
+    }
   });
 
   it('the integration queue runs two integrator invocations at most, and the integrator is not throttled by a reserved concurrency (docs/deployment-log.md, "One integration at a time")', () => {

@@ -5,7 +5,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LineageKeys } from '../../adapters/lineage-keys';
-import { ResealStack } from '../../infra/reseal-stack';
+import { DEFAULT_GUARD_BATCHING_WINDOW_SECONDS, ResealStack } from '../../infra/reseal-stack';
 import { InvalidInputError } from '../../shared/errors';
 import type { Tenant } from '../../shared/tenancy/tenants';
 import { synthWithNag } from '../helpers/cdk-nag-synth';
@@ -266,6 +266,8 @@ describe('ResealStack with tenants', () => {
     }
     for (const [, r] of mappings) {
       expect(r.Properties?.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      // Each tenant queue gathers writes as the stack's own does (docs/infrastructure.md, "The guard's batching window").
+      expect(r.Properties?.MaximumBatchingWindowInSeconds).toBe(DEFAULT_GUARD_BATCHING_WINDOW_SECONDS);
     }
     expect(joinedJson(envOf('reseal-guard').TENANT_QUEUES)).toEqual(
       TENANTS.map((tenant) => ({ queueArn: `Arn:${tenantQueueId(tenant.id)}`, tenantId: tenant.id })),

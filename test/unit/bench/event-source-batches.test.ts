@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { CallTimer, callTimeTable, timesSince } from '../../../bench/stack/call-timer';
-import { eventSourceBatches, sealerInvocations, sealerThroughput } from '../../../bench/stack/event-source-batches';
+import {
+  deliveredBatches,
+  eventSourceBatches,
+  sealerInvocations,
+  sealerThroughput,
+} from '../../../bench/stack/event-source-batches';
 
 const handled = (endIso: string, durationMs: number, records: number) =>
   JSON.stringify({
@@ -42,6 +47,27 @@ describe('event source batches and sealer invocations from the MiniStack log (be
         failed: 1,
       },
     ]);
+  });
+
+  it('docs/infrastructure.md "The guard\'s batching window": tells how full one function\'s batches were in a span, failed records included', () => {
+    const guard = 'Stack-ResidualWritesConsumerFunction-3';
+    const log = [
+      `2026-12-06 01:02:49 INFO [lambda] ESM: Lambda ${guard} processed 1 SQS messages from Stack-ResidualWritesQueue`,
+      `2026-12-06 01:02:50 INFO [lambda] ESM: Lambda ${guard} processed 10 SQS messages from Stack-ResidualWritesQueue`,
+      '2026-12-06 01:02:50 INFO [lambda] ESM: Lambda Stack-SealRequestsConsumerFunction-1 processed 10 SQS messages from Stack-seal-requests.fifo',
+      `2026-12-06 01:02:51 INFO [lambda] ESM: Lambda ${guard} processed 7 SQS messages from Stack-ResidualWritesQueue (1 partial failures)`,
+      `2026-12-06 01:02:53 INFO [lambda] ESM: Lambda ${guard} processed 3 SQS messages from Stack-ResidualWritesQueue`,
+    ].join('\n');
+    // From 01:02:50.400 (the whole second 01:02:50 counts) to 01:02:52: the sealer's batch and the ones outside are left out.
+    expect(
+      deliveredBatches(
+        eventSourceBatches(log),
+        guard,
+        Date.parse('2026-12-06T01:02:50.400Z'),
+        Date.parse('2026-12-06T01:02:52Z'),
+      ),
+    ).toEqual({ batches: 2, records: 18, perInvocation: 9, sizes: [10, 8] });
+    expect(deliveredBatches([], guard, 0, Date.now())).toEqual({ batches: 0, records: 0, perInvocation: 0, sizes: [] });
   });
 
   it("separates the sealer's own time from the queue's wait between invocations", () => {

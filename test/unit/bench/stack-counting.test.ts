@@ -16,7 +16,8 @@ import {
 import { countCalls } from '../../../bench/stack/counting-middleware';
 import { type CountingProxy, callName, startCountingProxy } from '../../../bench/stack/counting-proxy';
 import { activityOf, functionLabel } from '../../../bench/stack/function-logs';
-import { directRecallTargetRow, quantile } from '../../../bench/stack/stack-report';
+import { directRecallTargetRow, guardBatchesRow, quantile } from '../../../bench/stack/stack-report';
+import { guardReceiveUnits, lambdaUsage } from '../../../bench/stack/stack-usage';
 import { PriceTableSchema } from '../../../shared/cost/price-table';
 
 describe('call tally', () => {
@@ -143,6 +144,58 @@ describe('activityOf: invocations, GB-s and log bytes from Lambda log lines', ()
     expect(activity.invocations).toBe(2);
     expect(activity.gbSeconds).toBeCloseTo(0.2 * 0.5 + 1, 9);
     expect(activity.logBytes).toBe(lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0));
+  });
+});
+
+describe('the queue pollers\' requests (docs/infrastructure.md, "The guard\'s batching window")', () => {
+  const activity = {
+    guard: { invocations: 4, gbSeconds: 0, logBytes: 0 },
+    sealer: { invocations: 1, gbSeconds: 0, logBytes: 0 },
+  };
+  const sends = (calls: number, requestBytes: number) => ({
+    'SQS.SendMessage': {
+      calls,
+      requestBytes,
+      responseBytes: 0,
+      readUnits: 0,
+      writeUnits: 0,
+      maxRequestBytes: requestBytes / calls,
+      billedUnits: calls,
+    },
+  });
+
+  it('one ReceiveMessage and one DeleteMessageBatch an invocation, unless the receives are known', () => {
+    expect(lambdaUsage(activity)).toMatchObject({ sqsStandardRequest: 8, sqsFifoRequest: 2, lambdaRequest: 5 });
+    expect(lambdaUsage(activity, { guard: 9 })).toMatchObject({ sqsStandardRequest: 13, sqsFifoRequest: 2 });
+  });
+
+  it("bills each of the guard's receives by the 64 KiB chunks of its batch, from the client's mean message", () => {
+    // 13,200-byte messages: a batch of 10 is 132,000 bytes, three chunks; of 4, 52,800, one.
+    const client = sends(14, 14 * 13_200);
+    const guardBatches = { batches: 2, records: 14, perInvocation: 7, sizes: [10, 4], windowSeconds: 1 };
+    expect(guardReceiveUnits({ client, guardBatches })).toBe(3 + 1);
+    expect(guardReceiveUnits({ client })).toBeUndefined();
+    expect(guardReceiveUnits({ client: {}, guardBatches })).toBeUndefined();
+  });
+
+  it('the report names the rate the writes came at, the window emulated and the batches MiniStack logged', () => {
+    const measured = {
+      name: 'sparse',
+      operations: 14,
+      seconds: 9,
+      publishSeconds: 2,
+      latenciesMs: [],
+      client: sends(14, 14 * 13_200),
+      functions: null,
+      lambda: null,
+      guardBatches: { batches: 2, records: 14, perInvocation: 7, sizes: [4, 10], windowSeconds: 1 },
+    };
+    expect(guardBatchesRow(measured)).toBe(
+      '| sparse | 7.00 | 1 s, emulated | 2 | 14 | 7.00 | 0.14 | 0.29 | 10×1, 4×1 |',
+    );
+    expect(guardBatchesRow({ ...measured, guardBatches: undefined })).toBe(
+      '| sparse | 7.00 | – | – | – | – | – | – | not read |',
+    );
   });
 });
 

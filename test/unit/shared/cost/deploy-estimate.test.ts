@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { costPerMillion } from '../../../../shared/cost/cost-per-million';
 import { deployEstimate } from '../../../../shared/cost/deploy-estimate';
-import { MEASURED_USAGE } from '../../../../shared/cost/measured-usage';
+import {
+  MEASURED_USAGE,
+  SPARSE_GUARD_INVOCATIONS_PER_WRITE,
+  SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE,
+} from '../../../../shared/cost/measured-usage';
 import { PriceTableSchema } from '../../../../shared/cost/price-table';
 import { addUsage } from '../../../../shared/cost/usage';
 
@@ -29,6 +33,15 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     // head-state MAC once per integration (17.5 sealer invocations, 100 writes: 0.175 a write).
     expect(MEASURED_USAGE.write.kmsSymmetricRequest).toBeCloseTo(0.35, 9);
     expect(estimate.write.lines.find((l) => l.dimension === 'kmsSymmetricRequest')?.units).toBeCloseTo(0.525, 9);
+    // The guard's share as the bench counted it, about one message an invocation before its
+    // batching window (docs/infrastructure.md, "The guard's batching window"): its pollers'
+    // receive and delete, its forward to the FIFO queue and its Lambda request, per invocation.
+    expect(SPARSE_GUARD_INVOCATIONS_PER_WRITE).toBe(0.9);
+    expect(MEASURED_USAGE.write.sqsStandardRequest).toBeCloseTo(
+      1 + SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE + SPARSE_GUARD_INVOCATIONS_PER_WRITE,
+      9,
+    );
+    expect(MEASURED_USAGE.write.lambdaRequest).toBeCloseTo(SPARSE_GUARD_INVOCATIONS_PER_WRITE + 0.12, 9);
     // The append as built: 4 WCU (record 2, head 1, marker 1) besides the index's tile writes.
     expect(MEASURED_USAGE.write.dynamodbWriteRequestUnit).toBe(4);
     // No sealer `Sign` per write: the only asymmetric requests are the index's (the integrator's
