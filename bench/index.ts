@@ -8,11 +8,14 @@
  *   key not in it (found by one walk of the whole tree, then proven and encoded for real), and
  *   the median over every key present and over 10,000 random absent keys;
  * - tiles read per proof (one eventually consistent item read each in DynamoDB), mean and worst
- *   over sampled keys;
+ *   over sampled keys, and for a write's index floor (its lineage's path and its new residual
+ *   id's path, each tile read once);
  * - per changed key, for batches of 1, 50 and 1,000 changed keys (half lineages moving forward,
  *   half new residual ids): the nodes made (the items the one-node-per-item form wrote, 1 WCU
  *   each), the tiles written and their write units as DynamoDB bills the items
  *   (docs/verifiable-index.md, "Tiles");
+ * - the same per changed key and per write for the sparse write's integration (50 lineages moving,
+ *   2 new residual ids each: 150 keys, 100 writes), and for 150 keys of 150 distinct lineages;
  * - update CPU time per changed key, and its ratio to a floor timed in the same rounds
  *   (bench/harness.ts): one SHA-256 of 64 bytes per level of the mean leaf depth, per key.
  *
@@ -39,6 +42,11 @@ import { interleavedSamples, median, pairedRatio } from './harness';
 
 const RESIDUALS_PER_LINEAGE = 19;
 const BUILD_BATCHES = 10;
+/** The sparse write's integration (docs/infrastructure.md, "Cost and quotas"): 50 lineages, 2 writes each. */
+const SPARSE_LINEAGES = 50;
+const SPARSE_WRITES_PER_LINEAGE = 2;
+/** Batches of each shape measured (the counts are means over them). */
+const SPARSE_BATCHES = 20;
 const digest = (label: string) => hash('sha256', label, 'hex');
 /** A full collection, so the memory figures count live objects only (garbage left by the build is not the index). */
 setFlagsFromString('--expose-gc');
@@ -179,6 +187,25 @@ export async function runIndexBench(): Promise<string> {
     await proveIndexKey(store, root, (leaves[i] as (typeof leaves)[number]).key);
     presentTiles.push(store.reads - before);
   }
+  // A write's index floor (docs/sealing.md, "The index floor"): its lineage's path (presence) and
+  // its new residual id's path (absence), read once per tile.
+  const absentResidualTiles: number[] = [];
+  const writeTiles: number[] = [];
+  const getTiles = store.getTiles.bind(store);
+  for (let i = 0; i < 10_000; i += 1) {
+    const lineageId = `lineage-${(i * 7919) % lineages}`;
+    const asked = new Set<string>();
+    store.getTiles = async (roots) => {
+      for (const r of roots) asked.add(hashKey(r));
+      return getTiles(roots);
+    };
+    await proveIndexKey(store, root, { kind: 'lineage', lineageId });
+    const beforeReads = store.reads;
+    await proveIndexKey(store, root, { kind: 'residual', lineageId, residualId: `absent-${i}` });
+    absentResidualTiles.push(store.reads - beforeReads);
+    writeTiles.push(asked.size);
+  }
+  store.getTiles = getTiles;
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const most = (xs: readonly number[]) => xs.reduce((a, b) => Math.max(a, b), 0);
   const worstAbsence = Math.max(worstLeaf.bytes + 64, worstEmptyEnd.bytes);
@@ -201,6 +228,8 @@ export async function runIndexBench(): Promise<string> {
     '|---|---:|---:|',
     `| presence, ${presentTiles.length.toLocaleString('en')} keys sampled | ${mean(presentTiles).toFixed(2)} | ${most(presentTiles)} |`,
     `| absence, 10,000 random keys | ${mean(absentTiles).toFixed(2)} | ${most(absentTiles)} |`,
+    `| absence, 10,000 new residual ids of present lineages | ${mean(absentResidualTiles).toFixed(2)} | ${most(absentResidualTiles)} |`,
+    `| a write's floor: its lineage (presence) and its new residual id (absence), each tile once, 10,000 writes | ${mean(writeTiles).toFixed(2)} | ${most(writeTiles)} |`,
   );
 
   // Batched updates: writes per changed key, time per key against the floor.
@@ -274,6 +303,68 @@ export async function runIndexBench(): Promise<string> {
     store.putTiles = putTiles;
     lines.push(
       `| ${changed.toLocaleString('en')} | ${(written / keysChanged).toFixed(2)} | ${(tiles / keysChanged).toFixed(2)} | ${(units / keysChanged).toFixed(2)} | ${largest} B | ${perKey(samples.update)} | ${perKey(samples.floor)} | ${pairedRatio(samples.update, samples.floor).toFixed(1)} |`,
+    );
+  }
+
+  // The sparse write's batch (docs/infrastructure.md, "Cost and quotas"): one integration of 50
+  // lineages with 2 writes each changes 50 lineage keys and 100 new residual ids of those
+  // lineages; against it, 150 keys with no two of one lineage (50 lineages moving, 100 new
+  // residual ids of 100 other lineages).
+  const sparseBatch = (related: boolean): IndexUpdate[] => {
+    const batch: IndexUpdate[] = [];
+    const moving: number[] = [];
+    for (let i = 0; i < SPARSE_LINEAGES; i += 1) {
+      const l = nextLineage++ % lineages;
+      moving.push(l);
+      const held = heads[l] as LineageIndexValue;
+      const next = lineageValue(held.treeSize + SPARSE_WRITES_PER_LINEAGE, l);
+      heads[l] = next;
+      batch.push({
+        kind: 'lineage',
+        lineageId: `lineage-${l}`,
+        value: next,
+        consistentFrom: { treeSize: held.treeSize, rootHash: held.rootHash },
+      });
+    }
+    for (let i = 0; i < SPARSE_LINEAGES * SPARSE_WRITES_PER_LINEAGE; i += 1) {
+      const n = nextResidual++;
+      const l = related ? (moving[i % SPARSE_LINEAGES] as number) : nextLineage++ % lineages;
+      batch.push({
+        kind: 'residual',
+        lineageId: `lineage-${l}`,
+        residualId: `new-${n}`,
+        value: { seq: 1_000 + n, recordHash: digest(`new/${n}`) },
+      });
+    }
+    return batch;
+  };
+  lines.push(
+    '',
+    `| batch of ${SPARSE_LINEAGES * (1 + SPARSE_WRITES_PER_LINEAGE)} changed keys (${SPARSE_BATCHES} batches) | tiles written per changed key | WCU per changed key | tiles written per write | WCU per write | nodes made per changed key |`,
+    '|---|---:|---:|---:|---:|---:|',
+  );
+  for (const related of [true, false]) {
+    let tiles = 0;
+    let units = 0;
+    let keysChanged = 0;
+    let written = 0;
+    const putTiles = store.putTiles.bind(store);
+    store.putTiles = async (batch) => {
+      for (const { root: tileRoot, tile } of batch) units += Math.ceil(tileItemBytes(tileRoot, tile) / 1024);
+      return putTiles(batch);
+    };
+    for (let b = 0; b < SPARSE_BATCHES; b += 1) {
+      const result = await applyIndexUpdates(store, root, sparseBatch(related));
+      if (result.findings.length > 0) throw new Error(`bench update refused: ${result.findings[0]?.reason}`);
+      root = result.root;
+      tiles += result.tilesWritten;
+      written += result.nodesWritten;
+      keysChanged += result.changedKeys;
+    }
+    store.putTiles = putTiles;
+    const writes = (keysChanged * SPARSE_WRITES_PER_LINEAGE) / (1 + SPARSE_WRITES_PER_LINEAGE);
+    lines.push(
+      `| ${related ? `sparse: ${SPARSE_LINEAGES} lineages moving, ${SPARSE_WRITES_PER_LINEAGE} new residual ids of each` : `unrelated: ${SPARSE_LINEAGES} lineages moving, ${SPARSE_LINEAGES * SPARSE_WRITES_PER_LINEAGE} new residual ids of other lineages`} | ${(tiles / keysChanged).toFixed(2)} | ${(units / keysChanged).toFixed(2)} | ${(tiles / writes).toFixed(2)} | ${(units / writes).toFixed(2)} | ${(written / keysChanged).toFixed(2)} |`,
     );
   }
   return lines.join('\n');

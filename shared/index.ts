@@ -93,6 +93,7 @@ export {
   KEY_PATH_BITS,
   type LineageIndexKey,
   parseIndexKey,
+  RESIDUAL_SHARED_PATH_BITS,
   type ResidualIndexKey,
 } from './index/index-key';
 export { IndexNodeReader } from './index/index-node-reader';

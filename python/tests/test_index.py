@@ -11,6 +11,7 @@ from conftest import vectors
 from reseal import (
     INDEX_EMPTY_HASH,
     INDEX_TAGS,
+    RESIDUAL_SHARED_PATH_BITS,
     IndexProof,
     IndexProofFormatError,
     InvalidInputError,
@@ -51,11 +52,29 @@ def test_key_paths_entry_digests_and_leaf_hashes(case: dict[str, Any]) -> None:
     entry = parse_index_entry(case["entry"])
     key_path = index_key_path(index_entry_key(entry))
     assert key_path.hex() == case["keyPathHex"]
-    assert key_path == hashlib.sha256(b"reseal/v1/index-key\x00" + case["keyMessage"].encode()).digest()
+    key_hash = hashlib.sha256(b"reseal/v1/index-key\x00" + case["keyMessage"].encode()).digest()
+    assert key_hash.hex() == case["keyHashHex"]
+    if entry["kind"] == "lineage":
+        assert key_path == key_hash
     digest = index_entry_digest(entry)
     assert digest.hex() == case["entryDigestHex"]
     assert digest == hashlib.sha256(b"reseal/v1/index-entry\x00" + case["entryMessage"].encode()).digest()
     assert index_leaf_hash(key_path, digest).hex() == case["leafHashHex"]
+
+
+def test_a_residual_path_starts_with_its_lineage_path() -> None:
+    # docs/verifiable-index.md, "Keys": bits 0 … P − 1 from the lineage's path, the rest from the
+    # residual key's own hash, bit 0 the most significant bit of byte 0.
+    p = INDEX["residualSharedPathBits"]
+    assert p == RESIDUAL_SHARED_PATH_BITS
+    bits = lambda h: bin(int(h, 16))[2:].zfill(256)  # noqa: E731
+    lineages = {c["entry"]["lineageId"]: c for c in INDEX["entries"] if c["entry"]["kind"] == "lineage"}
+    residuals = [c for c in INDEX["entries"] if c["entry"]["kind"] == "residual"]
+    assert residuals
+    for case in residuals:
+        lineage = lineages[case["entry"]["lineageId"]]
+        assert bits(case["keyPathHex"]) == bits(lineage["keyPathHex"])[:p] + bits(case["keyHashHex"])[p:]
+        assert case["keyPathHex"] != case["keyHashHex"]
 
 
 def test_the_root_of_the_vector_map() -> None:

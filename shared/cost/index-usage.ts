@@ -1,3 +1,4 @@
+import { RESIDUAL_SHARED_PATH_BITS } from '../index/index-key';
 import { INDEX_TILE_LEVELS } from '../index/index-tile';
 import { addUsage, type Usage } from './usage';
 
@@ -14,6 +15,8 @@ import { addUsage, type Usage } from './usage';
 export interface IndexLoad {
   /** Keys in the verifiable index: one per lineage plus one per residual id ever sealed. */
   readonly indexKeys: number;
+  /** Lineages in the verifiable index (default: `indexKeys / ` {@link DEFAULT_KEYS_PER_LINEAGE}). */
+  readonly indexLineages?: number;
   /** Writes sealed in one integration interval (all lineages). */
   readonly writesPerIntegration: number;
   /** Distinct lineages those writes extend. */
@@ -57,9 +60,24 @@ export const PROOF_ITEMS_PER_LINEAGE = 10;
  */
 export const DEPLOYMENT_COMMIT_WCU = 2 * (2 + 1);
 
-/** Mean depth of a key's leaf in an index of `keys` keys. */
+/** Keys per lineage in the index when a load does not say: bench/index.ts's mix, a lineage and 19 residual ids. */
+export const DEFAULT_KEYS_PER_LINEAGE = 20;
+
+/** Mean depth of a key's leaf in an index of `keys` keys with independent paths. */
 export function indexDepth(keys: number): number {
   return Math.log2(Math.max(2, keys)) + INDEX_DEPTH_OVER_LOG2;
+}
+
+/**
+ * Mean depth of a key's leaf when a residual id's path starts with its lineage's first `p` bits
+ * (docs/verifiable-index.md, "Keys"): a lineage's keys sit in its subtree at depth `p`, with the
+ * `(keys − keysPerLineage) / 2^p` other keys whose paths start the same way, and part below it as
+ * random keys do: `p + log2(keysPerLineage + (keys − keysPerLineage) / 2^p) + 1.3`. At `p` = 0
+ * this is {@link indexDepth}.
+ */
+export function indexSharedDepth(keys: number, lineages: number, p = RESIDUAL_SHARED_PATH_BITS): number {
+  const own = keys / Math.max(1, Math.min(lineages, keys));
+  return p + Math.log2(Math.max(2, own + (keys - own) / 2 ** p)) + INDEX_DEPTH_OVER_LOG2;
 }
 
 /**
@@ -81,21 +99,52 @@ export function indexTilesPerLevels(levels: number, k = INDEX_TILE_LEVELS): numb
 }
 
 /**
- * Tiles one proof reads at `keys` keys: a leaf's path from the root, `depth / k + (k + 1) / 2k`
- * (5.1 at 10^5 keys and 5.9 at 10^6 with 4 levels; bench/index.ts measured 5.14 and 5.97).
+ * Tiles one proof reads at `keys` keys with independent paths: a leaf's path from the root,
+ * `depth / k + (k + 1) / 2k` (5.1 at 10^5 keys and 5.9 at 10^6 with 4 levels; bench/index.ts
+ * measured 5.14 and 5.97 before residual ids shared their lineage's path prefix).
  */
 export function indexTilesPerPath(keys: number, k = INDEX_TILE_LEVELS): number {
   return indexTilesPerLevels(indexDepth(keys), k);
 }
 
 /**
- * Tiles one integration writes (and reads) per changed key: those of the levels below the
+ * Tiles one integration writes (and reads) per changed key when no two changed keys share a path
+ * prefix of their own (see {@link indexTilesPerIntegration}): those of the levels below the
  * shared ones, `(indexNodesPerChangedKey − 1) / k + (k + 1) / 2k`; bench/index.ts measured 5.13, 3.44
  * and 2.38 at 10^5 keys and 6.00, 4.36 and 3.23 at 10^6 for 1, 50 and 1,000 keys changed
  * together (this gives 5.10, 3.69, 2.61 and 5.93, 4.52, 3.44: within a tenth).
  */
 export function indexTilesPerChangedKey(keys: number, changedKeys: number, k = INDEX_TILE_LEVELS): number {
   return indexTilesPerLevels(indexNodesPerChangedKey(keys, changedKeys) - 1, k);
+}
+
+/**
+ * Tiles one integration writes (and reads) when `changedLineages` lineages each change
+ * `keysPerChangedLineage` keys (their lineage key and their new residual ids), the residual ids'
+ * paths starting with their lineage's first `p` bits (docs/verifiable-index.md, "Keys"). The
+ * batch's paths share the top `log2 C` levels (C = changedLineages); a lineage's keys share its
+ * path on down to where they part, X = `p + log2 m` (m = keysPerChangedLineage; never above
+ * the leaves, never above `log2 C`); below X each key has its own levels down to its leaf
+ * ({@link indexSharedDepth} D), and the tile it parts in is the lineage's:
+ * `C × ((X − log2 C) / k + (k + 1) / 2k + m (D − X) / k)`. With m = 1 or `p` = 0 this is
+ * `C m` × {@link indexTilesPerChangedKey}. bench/index.ts at 10^6 keys (50,000 lineages, 50
+ * lineages with 2 new residual ids each): see the test's measured figures.
+ */
+export function indexTilesPerIntegration(
+  keys: number,
+  lineages: number,
+  changedLineages: number,
+  keysPerChangedLineage: number,
+  p = RESIDUAL_SHARED_PATH_BITS,
+  k = INDEX_TILE_LEVELS,
+): number {
+  const depth = indexSharedDepth(keys, lineages, p);
+  const shared = Math.log2(Math.max(1, changedLineages));
+  const parting = Math.min(depth, Math.max(shared, p + Math.log2(Math.max(1, keysPerChangedLineage))));
+  return (
+    changedLineages *
+    (indexTilesPerLevels(Math.max(0, parting - shared), k) + (keysPerChangedLineage * (depth - parting)) / k)
+  );
 }
 
 /** Read units of one eventually consistent item read under 4 KB (a tile; docs/verifiable-index.md, "Tiles"). */
@@ -128,17 +177,29 @@ function checkLoad(load: IndexLoad): void {
 /**
  * The sealer's index read per write (docs/sealing.md, "The index floor"): per run, one `GetItem`
  * of the deployment head and one read of tree nodes for the consistency proof (1 RCU each), and
- * the tiles of the lineage's path and of each write's residual-id path ({@link indexTilesPerPath},
- * eventually consistent: {@link TILE_READ_UNITS} each); about 7.9 RCU for a run of one write at
- * 10^6 keys (44 with one consistently read item per node). The warm tile cache's hits are not
- * counted: an upper bound.
+ * the tiles of the lineage's path ({@link indexSharedDepth} levels) and, for each write, those of
+ * its residual id's path below depth P, the levels it does not share with its lineage's path
+ * (docs/verifiable-index.md, "Keys"), each tile eventually consistent: {@link TILE_READ_UNITS};
+ * about 7.8 tiles and 5.9 RCU for a run of one write at 10^6 keys (bench/index.ts measured 6.96
+ * tiles; 11.9 tiles with independent paths, 44 RCU with one consistently read item per node). The
+ * warm tile cache's hits are not counted: an upper bound.
  *
  * @throws {RangeError} for a load that is not finite and positive
  */
 export function sealerIndexUsage(load: IndexLoad): Usage {
   checkLoad(load);
-  const perRun = 2 + TILE_READ_UNITS * indexTilesPerPath(load.indexKeys) * (1 + load.writesPerRun);
+  const depth = indexSharedDepth(load.indexKeys, indexLineagesOf(load));
+  const lineagePath = indexTilesPerLevels(depth);
+  // A residual id's path leaves its lineage's below depth P: it reads only the tiles below that.
+  const residualPath =
+    RESIDUAL_SHARED_PATH_BITS > 0 ? Math.max(0, depth - RESIDUAL_SHARED_PATH_BITS) / INDEX_TILE_LEVELS : lineagePath;
+  const perRun = 2 + TILE_READ_UNITS * (lineagePath + residualPath * load.writesPerRun);
   return { dynamodbReadRequestUnit: perRun / load.writesPerRun };
+}
+
+/** {@link IndexLoad.indexLineages}, or its default. */
+function indexLineagesOf(load: IndexLoad): number {
+  return load.indexLineages ?? load.indexKeys / DEFAULT_KEYS_PER_LINEAGE;
 }
 
 /**
@@ -163,7 +224,7 @@ export function integratorUsage(load: IndexLoad): Usage {
   const writes = load.writesPerIntegration;
   const lineages = load.lineagesPerIntegration;
   const changedKeys = lineages + writes;
-  const tiles = changedKeys * indexTilesPerChangedKey(load.indexKeys, changedKeys);
+  const tiles = indexTilesPerIntegration(load.indexKeys, indexLineagesOf(load), lineages, changedKeys / lineages);
   const witnesses = load.witnesses ?? 1;
   const proofItems = load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE;
   const runs = writes / load.writesPerRun;
@@ -203,6 +264,7 @@ export const SPARSE_SEALER_INVOCATIONS_PER_WRITE = 0.175;
  */
 export const SPARSE_INDEX_LOAD: IndexLoad = {
   indexKeys: 1e6,
+  indexLineages: 50_000,
   writesPerIntegration: 100,
   lineagesPerIntegration: 50,
   writesPerRun: 1,

@@ -31,15 +31,36 @@ const tagged = (tag: string, ...parts: (Uint8Array | string)[]) => {
   return h.digest();
 };
 
+const bit = (path: Buffer, depth: number) => ((path[depth >> 3] as number) >> (7 - (depth % 8))) & 1;
+
 /** `{ v: 1, kind, lineageId[, residualId] }`. */
 const keyObject = (e: { kind: string; lineageId: string; residualId?: string }) =>
   e.kind === 'lineage'
     ? { v: 1, kind: e.kind, lineageId: e.lineageId }
     : { v: 1, kind: e.kind, lineageId: e.lineageId, residualId: e.residualId };
 
-/** The key path of a key. */
-export const referenceKeyPath = (e: { kind: string; lineageId: string; residualId?: string }): Buffer =>
+/** P of docs/verifiable-index.md, "Keys": the leading bits a residual id's path takes from its lineage's. */
+export const REFERENCE_SHARED_PATH_BITS = 16;
+
+/** The hash of a key's object: `SHA-256("reseal/v1/index-key" || 0x00 || JCS(key object))`. */
+export const referenceKeyHash = (e: { kind: string; lineageId: string; residualId?: string }): Buffer =>
   tagged('reseal/v1/index-key', Buffer.from(referenceJcs(keyObject(e)), 'utf8'));
+
+/**
+ * The key path of a key: a lineage's key hash; for a residual id, bit by bit, bits 0 … P − 1 of
+ * its lineage's key hash and bits P … 255 of its own.
+ */
+export const referenceKeyPath = (e: { kind: string; lineageId: string; residualId?: string }): Buffer => {
+  const own = referenceKeyHash(e);
+  if (e.kind === 'lineage') return own;
+  const lineage = referenceKeyHash({ kind: 'lineage', lineageId: e.lineageId });
+  const path = Buffer.alloc(32);
+  for (let i = 0; i < 256; i += 1) {
+    const b = bit(i < REFERENCE_SHARED_PATH_BITS ? lineage : own, i);
+    path[i >> 3] = (path[i >> 3] as number) | (b << (7 - (i % 8)));
+  }
+  return path;
+};
 
 /** The entry digest. */
 export const referenceEntryDigest = (e: ReferenceEntry): Buffer =>
@@ -51,8 +72,6 @@ export const REFERENCE_EMPTY = tagged('reseal/v1/index-empty');
 /** The leaf hash of an entry. */
 export const referenceLeafHash = (e: ReferenceEntry): Buffer =>
   tagged('reseal/v1/index-leaf', referenceKeyPath(e), referenceEntryDigest(e));
-
-const bit = (path: Buffer, depth: number) => ((path[depth >> 3] as number) >> (7 - (depth % 8))) & 1;
 
 /**
  * The root of the index holding `entries` (one per key), by the recursive definition: an empty

@@ -7,7 +7,9 @@ both proof forms follow docs/verifiable-index.md ("Hashing", "Keys", "Entries", 
     empty    = SHA-256("reseal/v1/index-empty" || 0x00)
     leaf     = SHA-256("reseal/v1/index-leaf"  || 0x00 || keyPath(32) || entryDigest(32))
     interior = SHA-256("reseal/v1/index-node"  || 0x00 || left(32) || right(32))
-    keyPath  = SHA-256("reseal/v1/index-key"   || 0x00 || JCS({v: 1, kind, lineageId[, residualId]}))
+    keyHash  = SHA-256("reseal/v1/index-key"   || 0x00 || JCS({v: 1, kind, lineageId[, residualId]}))
+    keyPath  = keyHash(lineage key)                                     for a lineage
+             = keyHash(lineage key)[bits 0 … P − 1] || keyHash(key)[bits P … 255]   for a residual id
     entry    = SHA-256("reseal/v1/index-entry" || 0x00 || JCS({v: 1, kind, lineageId[, residualId], value}))
 
 A subtree with no leaf hashes to ``empty`` and a subtree with exactly one leaf is that leaf (the
@@ -36,6 +38,7 @@ __all__ = [
     "index_leaf_hash",
     "index_node_hash",
     "index_key_path",
+    "RESIDUAL_SHARED_PATH_BITS",
     "index_entry_digest",
     "index_entry_key",
     "parse_index_key",
@@ -188,14 +191,31 @@ def _key_object(key: Mapping[str, Any]) -> dict[str, Any]:
     return {"v": 1, **key}
 
 
+RESIDUAL_SHARED_PATH_BITS: Final = 16
+"""Leading bits a residual id's key path takes from its lineage's key path, so that a write's two
+keys share their tiles down to this depth (docs/verifiable-index.md, "Keys")."""
+
+
+def _key_hash(key: Mapping[str, Any]) -> bytes:
+    return hashlib.sha256(_prefix("key") + canonical_json(_key_object(key)).encode()).digest()
+
+
 def index_key_path(key: Mapping[str, Any]) -> bytes:
     """A key's 32-byte path; bit 0 (the most significant bit of byte 0) picks the root's child,
-    0 left, 1 right (docs/verifiable-index.md, "Keys").
+    0 left, 1 right (docs/verifiable-index.md, "Keys"). A lineage's path is the hash of its key
+    object; a residual id's path is bits 0 … P − 1 of its lineage's path, then bits P … 255 of the
+    hash of its own key object (P = ``RESIDUAL_SHARED_PATH_BITS``).
 
     :raises InvalidInputError: not an index key
     """
-    message = canonical_json(_key_object(parse_index_key(dict(key))))
-    return hashlib.sha256(_prefix("key") + message.encode()).digest()
+    parsed = parse_index_key(dict(key))
+    own = _key_hash(parsed)
+    if parsed["kind"] == "lineage":
+        return own
+    lineage = _key_hash({"kind": "lineage", "lineageId": parsed["lineageId"]})
+    keep = (1 << 256) - (1 << (256 - RESIDUAL_SHARED_PATH_BITS))  # the first P bits, most significant first
+    path = (int.from_bytes(lineage, "big") & keep) | (int.from_bytes(own, "big") & ~keep)
+    return path.to_bytes(_HASH_BYTES, "big")
 
 
 def index_entry_digest(entry: Mapping[str, Any]) -> bytes:

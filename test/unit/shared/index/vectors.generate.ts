@@ -5,12 +5,13 @@
  * it with plain node:crypto, so a change of the index format shows up as a failing test, never as
  * a silently regenerated file.
  */
+import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { HashDomain } from '../../../../shared/canonical/hash-domain';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
 import { entryDigest, entryKey, type IndexEntry } from '../../../../shared/index/index-entry';
 import { emptyIndexHash, indexLeafHash } from '../../../../shared/index/index-hash';
-import { type IndexKey, indexKeyPath, keyObject } from '../../../../shared/index/index-key';
+import { type IndexKey, indexKeyPath, keyObject, RESIDUAL_SHARED_PATH_BITS } from '../../../../shared/index/index-key';
 import { encodeIndexProof, indexProofToJson } from '../../../../shared/index/index-proof';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
@@ -92,6 +93,7 @@ console.log(
         empty: HashDomain.INDEX_EMPTY,
       },
       emptyHex: hexOf(emptyIndexHash()),
+      residualSharedPathBits: RESIDUAL_SHARED_PATH_BITS,
       entries: MAP.map((entry) => {
         const key = entryKey(entry);
         const path = indexKeyPath(key);
@@ -99,6 +101,9 @@ console.log(
         return {
           entry,
           keyMessage: canonicalJson(keyObject(key)),
+          keyHashHex: createHash('sha256')
+            .update(`${HashDomain.INDEX_KEY}\0${canonicalJson(keyObject(key))}`)
+            .digest('hex'),
           keyPathHex: hexOf(path),
           entryMessage: canonicalJson({ ...keyObject(key), value: entry.value }),
           entryDigestHex: hexOf(digest),

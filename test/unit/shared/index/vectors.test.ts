@@ -13,8 +13,10 @@ import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import { hexOf, updatesFor } from '../../../helpers/index-factories';
 import {
   REFERENCE_EMPTY,
+  REFERENCE_SHARED_PATH_BITS,
   referenceCheck,
   referenceEntryDigest,
+  referenceKeyHash,
   referenceKeyPath,
   referenceLeafHash,
   referenceRoot,
@@ -42,12 +44,30 @@ describe('test/vectors/index.json, recomputed with plain node:crypto (docs/verif
     expect(vectors.emptyHex).toBe(hexOf(REFERENCE_EMPTY));
     for (const [i, v] of vectors.entries.entries()) {
       const entry = entries[i] as IndexEntry;
-      expect(v.keyPathHex).toBe(sha('reseal/v1/index-key\0', v.keyMessage));
+      expect(v.keyHashHex).toBe(sha('reseal/v1/index-key\0', v.keyMessage));
+      expect(v.keyHashHex).toBe(hexOf(referenceKeyHash(entry)));
       expect(v.keyPathHex).toBe(hexOf(referenceKeyPath(entry)));
+      if (entry.kind === 'lineage') expect(v.keyPathHex).toBe(v.keyHashHex);
       expect(v.entryDigestHex).toBe(sha('reseal/v1/index-entry\0', v.entryMessage));
       expect(v.entryDigestHex).toBe(hexOf(referenceEntryDigest(entry)));
       expect(v.leafHashHex).toBe(sha('reseal/v1/index-leaf\0', bytes(v.keyPathHex), bytes(v.entryDigestHex)));
       expect(v.leafHashHex).toBe(hexOf(referenceLeafHash(entry)));
+    }
+  });
+
+  it("a residual id's path: its lineage's first P bits, then the rest of its own key hash", () => {
+    expect(vectors.residualSharedPathBits).toBe(REFERENCE_SHARED_PATH_BITS);
+    const P = vectors.residualSharedPathBits;
+    const bits = (hex: string) => [...bytes(hex)].map((b) => b.toString(2).padStart(8, '0')).join('');
+    const residuals = vectors.entries.filter((v) => v.entry.kind === 'residual');
+    expect(residuals.length).toBeGreaterThan(0);
+    for (const v of residuals) {
+      const lineage = vectors.entries.find(
+        (l) => l.entry.kind === 'lineage' && l.entry.lineageId === v.entry.lineageId,
+      );
+      if (lineage === undefined) throw new Error(`no lineage entry for ${v.entry.lineageId}`);
+      expect(bits(v.keyPathHex)).toBe(bits(lineage.keyPathHex).slice(0, P) + bits(v.keyHashHex).slice(P));
+      expect(v.keyPathHex).not.toBe(v.keyHashHex);
     }
   });
 
