@@ -1,4 +1,5 @@
 import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { canonicalJson } from '../shared/canonical/canonical-json';
 import type { HexDigest } from '../shared/canonical/digest';
 import { RecordSeqTakenError, type ResidualLocation, StaleHeadError } from '../shared/errors';
 import { lastLeafOf } from '../shared/log/last-leaf';
@@ -8,6 +9,7 @@ import type { NodeRef } from '../shared/log/node-ref';
 import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/lineage-head';
+import { manifestDigest } from '../shared/triage/manifest-digest';
 import { type BatchGetOptions, batchGetItems } from './batch-get-items';
 import { headItem, headOf, logHeadOf } from './head-item';
 import { type Item, itemOf } from './item';
@@ -37,6 +39,21 @@ export type ChainStore = Pick<
   | 'findByResidualId'
   | 'readChain'
 >;
+
+/** Options of {@link DynamoDBChainStore}. */
+export interface ChainStoreOptions {
+  /**
+   * Manifests `readRecord` keeps, at most (default 0: none). A manifest item is content-addressed
+   * and a record names its digest, so one kept only once it hashes to that digest is the item's
+   * bytes: a client proving one write after another reads its agent's manifest once
+   * (docs/pipeline.md, "Learning the outcome of a write"). Walks, audits and the sealer read the
+   * table as it stands (`readChain`), so a deleted manifest item still shows there.
+   */
+  readonly manifestCache?: number;
+}
+
+/** Largest manifest (canonical JSON, characters) a store keeps ({@link ChainStoreOptions.manifestCache}): bounds its memory. */
+const MAX_KEPT_MANIFEST_CHARS = 64 * 1024;
 
 /** Manifest digests a store remembers as put before it forgets them all (a bound on a warm sealer's memory). */
 const MANIFEST_CACHE_LIMIT = 10_000;
@@ -81,11 +98,22 @@ export class DynamoDBChainStore implements ChainStore {
   readonly #manifestsPut = new Set<string>();
 
   readonly #headLayout: HeadLayout;
+  /**
+   * Manifests `readRecord` read that hash to their digest, by item key (least recently used out
+   * first), when the store keeps them ({@link ChainStoreOptions.manifestCache}); else `null`.
+   */
+  readonly #manifestsRead: Map<string, unknown> | null;
+  readonly #manifestCacheSize: number;
 
-  /** @param headLayout - the head item's attributes the store writes (docs/sealing.md, "Migration") */
-  constructor(table: LineageTable, headLayout: HeadLayout = DEFAULT_HEAD_LAYOUT) {
+  /**
+   * @param headLayout - the head item's attributes the store writes (docs/sealing.md, "Migration")
+   * @param options - see {@link ChainStoreOptions}
+   */
+  constructor(table: LineageTable, headLayout: HeadLayout = DEFAULT_HEAD_LAYOUT, options: ChainStoreOptions = {}) {
     this.#table = table;
     this.#headLayout = headLayout;
+    this.#manifestCacheSize = Math.max(0, options.manifestCache ?? 0);
+    this.#manifestsRead = this.#manifestCacheSize > 0 ? new Map() : null;
   }
 
   async head(lineageId: string): Promise<LineageHead | null> {
@@ -253,10 +281,26 @@ export class DynamoDBChainStore implements ChainStore {
    * lineage). Unverified, like the records.
    * @throws {ManifestReadBoundError} when their manifests inflate past `MAX_MANIFEST_BYTES_PER_READ` together
    */
-  async #withManifests(lineageId: string, stored: readonly unknown[]): Promise<unknown[]> {
+  async #withManifests(
+    lineageId: string,
+    stored: readonly unknown[],
+    { kept = false }: { readonly kept?: boolean } = {},
+  ): Promise<unknown[]> {
     const digests = [...new Set(stored.map(sharedManifestDigestOf).filter((d): d is string => d !== undefined))];
     if (digests.length === 0) return [...stored];
     const manifests = new Map<string, unknown>();
+    const cache = kept ? this.#manifestsRead : null;
+    if (cache) {
+      for (const digest of digests) {
+        const pk = LineageKeys.manifest(lineageId, digest);
+        if (!cache.has(pk)) continue;
+        const manifest = cache.get(pk);
+        cache.delete(pk);
+        cache.set(pk, manifest);
+        manifests.set(digest, structuredClone(manifest));
+      }
+      if (manifests.size === digests.length) return stored.map((record) => withSharedManifest(record, manifests));
+    }
     const budget = new ManifestReadBudget();
     const read = async (keys: readonly { digest: string; pk: string }[], consistent = true) => {
       const byPk = new Map(keys.map((k) => [k.pk, k.digest]));
@@ -274,13 +318,28 @@ export class DynamoDBChainStore implements ChainStore {
     };
     // Content-addressed: an eventually consistent copy (half the read units) is the item or nothing,
     // and one just written or missed is read again strongly before the earlier layout is tried.
-    const keyed = digests.map((digest) => ({ digest, pk: LineageKeys.manifest(lineageId, digest) }));
+    const keyed = digests
+      .filter((digest) => !manifests.has(digest))
+      .map((digest) => ({ digest, pk: LineageKeys.manifest(lineageId, digest) }));
     await read(keyed, false);
     const missed = keyed.filter(({ digest }) => !manifests.has(digest));
     if (missed.length > 0) await read(missed);
+    if (cache) for (const { digest, pk } of keyed) this.#keepManifest(cache, pk, digest, manifests.get(digest));
     const earlier = digests.filter((digest) => !manifests.has(digest));
     if (earlier.length > 0) await read(earlier.map((digest) => ({ digest, pk: LineageKeys.sharedManifest(digest) })));
     return stored.map((record) => withSharedManifest(record, manifests));
+  }
+
+  /** Keeps `manifest` under `pk` when it hashes to `digest` and is small enough; the least recently used goes past the bound. */
+  #keepManifest(cache: Map<string, unknown>, pk: string, digest: string, manifest: unknown): void {
+    if (manifest === undefined || manifest === null || typeof manifest !== 'object') return;
+    try {
+      if (canonicalJson(manifest).length > MAX_KEPT_MANIFEST_CHARS || manifestDigest(manifest) !== digest) return;
+    } catch {
+      return; // not a manifest the schema takes (the record's check refuses it): never kept
+    }
+    cache.set(pk, structuredClone(manifest));
+    while (cache.size > this.#manifestCacheSize) cache.delete(cache.keys().next().value as string);
   }
 
   /** Every item of `keys` present in the table (consistent reads unless `consistent` is `false`, all batches, unprocessed keys retried: {@link batchGetItems}). */
@@ -321,7 +380,7 @@ export class DynamoDBChainStore implements ChainStore {
     // strongly again before answering "no record" (LineageTable.getWritten).
     const item = await this.#table.getWritten(LineageKeys.lineage(lineageId), LineageKeys.record(seq));
     if (!item) return null;
-    const [record] = await this.#withManifests(lineageId, [recordOf(item)]);
+    const [record] = await this.#withManifests(lineageId, [recordOf(item)], { kept: true });
     return record;
   }
 

@@ -14,7 +14,7 @@ import type {
   RejectionRecord,
 } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/lineage-head';
-import { DynamoDBChainStore } from './dynamodb-chain-store';
+import { type ChainStoreOptions, DynamoDBChainStore } from './dynamodb-chain-store';
 import { DynamoDBOutcomeStore } from './dynamodb-outcome-store';
 import { LineageTable } from './lineage-table';
 
@@ -28,10 +28,18 @@ export class DynamoDBLineageStore implements LineageStore {
   readonly #chain: DynamoDBChainStore;
   readonly #outcomes: DynamoDBOutcomeStore;
 
-  /** @param headLayout - the head item's attributes the sealer writes (docs/sealing.md, "Migration"); readers need none */
-  constructor(client: DynamoDBClient, tableName: string, headLayout: HeadLayout = DEFAULT_HEAD_LAYOUT) {
+  /**
+   * @param headLayout - the head item's attributes the sealer writes (docs/sealing.md, "Migration"); readers need none
+   * @param options - the chain's ({@link ChainStoreOptions}: a client keeps the manifests it proved records with)
+   */
+  constructor(
+    client: DynamoDBClient,
+    tableName: string,
+    headLayout: HeadLayout = DEFAULT_HEAD_LAYOUT,
+    options: ChainStoreOptions = {},
+  ) {
     const table = new LineageTable(client, tableName);
-    this.#chain = new DynamoDBChainStore(table, headLayout);
+    this.#chain = new DynamoDBChainStore(table, headLayout, options);
     this.#outcomes = new DynamoDBOutcomeStore(table);
   }
 

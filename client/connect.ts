@@ -4,7 +4,6 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-store';
-import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import type { LineagePolicy } from '../shared/authorship/lineage-policy';
 import { InvalidInputError } from '../shared/errors';
@@ -12,6 +11,7 @@ import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import type { CheckpointStore } from './checkpoint-store';
+import { clientLineageStore } from './client-lineage-store';
 import { clientTileCache } from './client-tile-cache';
 import type { FreshnessPolicy } from './freshness-policy';
 import { type LineageReader, ResealClient } from './reseal-client';
@@ -101,7 +101,7 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     options.outputs ??
     (await resolveStackOutputs(options.stackName ?? DEFAULT_STACK_NAME, new CloudFormationClient(config)));
   const dynamodb = new DynamoDBClient(config);
-  const store = new DynamoDBLineageStore(dynamodb, outputs.tableName);
+  const store = clientLineageStore(dynamodb, outputs.tableName);
   const kms = new KMSClient(config);
   const anchor = new KMSMacAnchor(kms, outputs.macKeyArn);
   const client = new ResealClient(outputs, {

@@ -70,7 +70,8 @@ export interface OpenOptions {
    * second): its `published` note is authenticated by its signature and its age judged by the
    * policy, so a stale copy can only make a record read as awaiting integration a moment longer;
    * a copy that is absent or refused is read again strongly before anything is refused
-   * (docs/deployment-log.md, "Clients"). For recalls; a wait's proofs read strongly. @default false
+   * (docs/deployment-log.md, "Clients"). For recalls, and a wait's proofs (which decide a finding
+   * against the copy again on a strong read). @default false
    */
   readonly eventual?: boolean;
 }

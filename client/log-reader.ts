@@ -4,6 +4,7 @@ import type { Checkpoint } from '../shared/log/checkpoint';
 import { proveCheckpointConsistency } from '../shared/log/checkpoint-consistency';
 import { checkpointOrigin } from '../shared/log/checkpoint-origin';
 import { checkHeldRecord } from '../shared/log/held-record-check';
+import type { KnownLogNodes } from '../shared/log/known-log-nodes';
 import type { StoredTreeHead } from '../shared/log/latest-checkpoint';
 import { proveLatestCheckpoint } from '../shared/log/latest-checkpoint-proof';
 import type { SignedLogView } from '../shared/log/lineage-log-view';
@@ -228,10 +229,16 @@ export class LogReader {
 
   /**
    * A consistency proof from `from` to `to` (verified checkpoints of `lineageId`, `from` no
-   * larger), built from the table's nodes, for the caller to check; a finding when it cannot be built.
+   * larger), built from the table's nodes but those in `known` (`knownLogNodes`: no record item
+   * is read for them), for the caller to check; a finding when it cannot be built.
    */
-  consistency(lineageId: string, from: Checkpoint, to: Checkpoint): Promise<ConsistencyProof | LogFinding> {
-    return proveCheckpointConsistency(this.#store, lineageId, from, to);
+  consistency(
+    lineageId: string,
+    from: Checkpoint,
+    to: Checkpoint,
+    known?: KnownLogNodes,
+  ): Promise<ConsistencyProof | LogFinding> {
+    return proveCheckpointConsistency(this.#store, lineageId, from, to, known);
   }
 
   /**

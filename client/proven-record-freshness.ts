@@ -1,6 +1,7 @@
 import { decideRecordFreshness } from '../shared/integrator/decide-record-freshness';
 import type { ReadDeploymentChain, RecordFreshness } from '../shared/integrator/record-freshness';
 import type { Checkpoint } from '../shared/log/checkpoint';
+import { knownLogNodes } from '../shared/log/known-log-nodes';
 import type { SealedRecord } from '../shared/seal/sealed-record';
 import type { DeploymentChainRead } from './deployment-chain-reader';
 import type { FreshnessPolicy } from './freshness-policy';
@@ -63,7 +64,13 @@ async function againstChain(
     // Only the sizes choose the nodes; the proof is checked against the two roots.
     const sized = (size: number): Checkpoint => ({ ...answered, size });
     const [from, to] = answered.size < indexedSize ? [answered, sized(indexedSize)] : [sized(indexedSize), answered];
-    const proof = await log.consistency(lineageId, from, to);
+    // The record's leaf, and the answered tree's frontier when it proves the record as the last
+    // leaf, are not read again: the indexed head one record behind needs no node item at all.
+    const known = knownLogNodes(answered, {
+      seq: record.header.monotonicSequenceNumber,
+      recordHash: record.recordHash,
+    });
+    const proof = await log.consistency(lineageId, from, to, known);
     consistency = 'kind' in proof ? null : proof;
   }
   return decideRecordFreshness({

@@ -3,7 +3,6 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDeploymentLogStore } from '../adapters/dynamodb-deployment-log-store';
-import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../adapters/kms-mac-anchor';
 import { KMSNoteVerifierKey } from '../adapters/kms-note-verifier-key';
 import type { LineagePolicy } from '../shared/authorship/lineage-policy';
@@ -38,6 +37,7 @@ import { assertLineageOfTenant, TenantId } from '../shared/tenancy/tenants';
 import type { ResidualWriteRequest, UnsignedWriteRequest } from '../shared/write/write-request';
 import { buildChainReceipt } from './chain-receipts';
 import type { CheckpointStore } from './checkpoint-store';
+import { clientLineageStore } from './client-lineage-store';
 import { clientTileCache } from './client-tile-cache';
 import { DeploymentChainReader, type FreshnessKeys } from './deployment-chain-reader';
 import { LogVerificationError } from './errors';
@@ -79,7 +79,7 @@ export type LineageReader = Pick<
 export interface ResealClientDeps {
   readonly sqs?: Pick<SQSClient, 'send'>;
   readonly eventBridge?: Pick<EventBridgeClient, 'send'>;
-  /** Reads of the lineage table; default `DynamoDBLineageStore` over `dynamodb`. */
+  /** Reads of the lineage table; default `clientLineageStore` over `dynamodb` (it keeps the manifests it read). */
   readonly store?: LineageReader;
   /** The lineage table's client; a `DynamoDBClient` itself, as the SDK's paginators require. */
   readonly dynamodb?: DynamoDBClient;
@@ -222,7 +222,7 @@ export class ResealClient {
 
   constructor(outputs: ResealStackOutputs, deps: ResealClientDeps = {}) {
     this.outputs = outputs;
-    this.#store = deps.store ?? new DynamoDBLineageStore(deps.dynamodb ?? new DynamoDBClient({}), outputs.tableName);
+    this.#store = deps.store ?? clientLineageStore(deps.dynamodb ?? new DynamoDBClient({}), outputs.tableName);
     const kms = deps.kms ?? new KMSClient({});
     this.#anchor = deps.anchor ?? new KMSMacAnchor(kms, outputs.macKeyArn);
     this.#nowMs = deps.nowMs ?? Date.now;

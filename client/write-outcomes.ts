@@ -283,7 +283,7 @@ export class WriteOutcomes {
       // the backoff is due, or at the deadline (never skipped there: the answer rests on a proof).
       const mark = reader && parking.parked && !final ? await reader.headMark() : undefined;
       if (mark !== undefined && parking.skips(mark, this.#deps.nowMs())) return null;
-      const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign, contested);
+      const outcome = await this.#outcomeOf(lineageId, residualId, options, foreign, contested, final);
       // Without a deployment log nothing can make it PROVEN: waiting on would only time out.
       const awaiting =
         options.untilProven &&
@@ -347,7 +347,7 @@ export class WriteOutcomes {
     const finding =
       (await this.#indexedSeal(lineageId, residualId)) ?? (await this.#loggedSeal(lineageId, residualId, options));
     if (finding === null) return null;
-    const again = await this.#outcomeOf(lineageId, residualId, options, foreign);
+    const again = await this.#outcomeOf(lineageId, residualId, options, foreign, undefined, true);
     if (again) return again;
     if (finding instanceof HiddenSealError) throw finding;
     return finding;
@@ -494,6 +494,7 @@ export class WriteOutcomes {
     options: WaitForOutcomeOptions,
     foreign: { seq: number | null },
     contested: Contested = { refusal: null, tamper: null },
+    final = false,
   ): Promise<WriteOutcome | null> {
     const { store, log } = this.#deps;
     contested.refusal = null;
@@ -519,7 +520,7 @@ export class WriteOutcomes {
       }
       if (!options.request || differingWriteContent(options.request, record).length === 0) {
         await log.keep(lineageId, proven.checkpoint, proven.trusted);
-        const freshness = await this.#freshnessOf(lineageId, residualId, proven);
+        const freshness = await this.#freshnessOf(lineageId, residualId, proven, final);
         // Remembered only as the seal of the request this client published (its content bound by
         // the record): never a record it did not send, which a table writer could have planted
         // past the index (docs/verifiable-log.md, "Seals seen awaiting integration").
@@ -540,6 +541,16 @@ export class WriteOutcomes {
           freshness,
         };
         if (isProvenSeal(seal)) return seal;
+        // Waited past the seal until proven, with a deployment log: a seal awaiting integration is
+        // waited past whatever refusal stands beside it, which only the deadline's attempt answers
+        // (contested), so only that attempt reads the refusals.
+        if (
+          options.untilProven &&
+          this.#deps.freshness !== null &&
+          !final &&
+          freshness?.state === FreshnessState.SEALED_AWAITING_INTEGRATION
+        )
+          return seal;
         // Only the table's word: a table writer can build this record from the refused request and
         // put it, its marker and the head there. A guard refusal signed for this request outranks
         // it; one the sealer signed for this very request contradicts it (sealerRefusalFinding).
@@ -605,15 +616,29 @@ export class WriteOutcomes {
    * for a record in a signed lineage checkpoint, {@link UNREAD_MAC_HEAD} for one in a head the
    * sealer MAC'd (as a recall ends there, docs/verifiable-log.md, "Signed outcomes").
    */
-  async #freshnessOf(lineageId: string, residualId: string, proven: ProvenRecord): Promise<Freshness | null> {
+  async #freshnessOf(
+    lineageId: string,
+    residualId: string,
+    proven: ProvenRecord,
+    final: boolean,
+  ): Promise<Freshness | null> {
     const reader = this.#deps.freshness;
     if (!reader) return proven.checkpoint.note === null ? UNREAD_MAC_HEAD : null;
     const policy = await reader.policy();
-    const chain = await reader.read({ lineageId, residualId });
-    const decided = await provenRecordFreshness(this.#deps.log, lineageId, chain, proven.checkpoint, proven.record, {
-      latest: false,
-      residualAsked: true,
-    });
+    const decide = async (eventual: boolean) => {
+      const { chain } = await reader.open({ lineageId, residualId }, { eventual });
+      return provenRecordFreshness(this.#deps.log, lineageId, chain, proven.checkpoint, proven.record, {
+        latest: false,
+        residualAsked: true,
+      });
+    };
+    // Before the deadline the deployment head is read eventually consistent (half a read unit,
+    // OpenOptions.eventual), as a recall reads it: a copy a second old can only leave the seal
+    // awaiting integration a moment longer, and any finding against it (the chain refused, the
+    // record inconsistent with it) is decided again on a strong read. The deadline's proof, the
+    // wait's last word, reads it strongly.
+    const first = await decide(!final);
+    const decided = first.finding && !final ? await decide(false) : first;
     return freshnessOf(decided, policy);
   }
 

@@ -3,6 +3,7 @@ import type { LineageStore } from '../ports/lineage-store';
 import type { SealedRecord } from '../seal/sealed-record';
 import { VerificationVerdict as V } from '../seal/verification-verdict';
 import type { Checkpoint } from './checkpoint';
+import { type KnownLogNodes, nodeKey } from './known-log-nodes';
 import type { CheckpointFinding } from './latest-checkpoint';
 import type { NodeSource } from './node-ref';
 import { nodeSourceOf } from './node-source';
@@ -64,9 +65,22 @@ export async function proveStoredRecord(
   return { kind: 'PROVEN', record: proven.record, inclusion };
 }
 
-/** The tree nodes of `lineageId` as the table stores them: a proof built from them is checked, never trusted. */
-export function storedLogNodes(store: Pick<LineageStore, 'readNodes'>, lineageId: string): NodeSource {
-  return nodeSourceOf((refs) => store.readNodes(lineageId, refs));
+/**
+ * The tree nodes of `lineageId` as the table stores them: a proof built from them is checked, never
+ * trusted. Nodes in `known` (`knownLogNodes`: held from a proof already checked) are not read; the
+ * table is read only for the rest, and not at all when none is left.
+ */
+export function storedLogNodes(
+  store: Pick<LineageStore, 'readNodes'>,
+  lineageId: string,
+  known: KnownLogNodes = new Map(),
+): NodeSource {
+  return nodeSourceOf(async (refs) => {
+    const missing = refs.filter((ref) => !known.has(nodeKey(ref)));
+    const read = missing.length === 0 ? [] : await store.readNodes(lineageId, missing);
+    let next = 0;
+    return refs.map((ref) => known.get(nodeKey(ref)) ?? read[next++] ?? null);
+  });
 }
 
 /** Builds a proof of the stored log; one that cannot be built (a tree node missing or unreadable) is a broken lineage. */

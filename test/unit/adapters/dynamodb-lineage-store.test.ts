@@ -524,6 +524,41 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     expect(first.header.manifestDigest).toBe(second.header.manifestDigest);
   });
 
+  it('a store keeping manifests (a client) reads a manifest item once across record reads, and keeps none that does not hash to its digest', async () => {
+    const [first, second] = await twoRecords();
+    expect(first.header.manifestDigest).toBe(second.header.manifestDigest);
+    const { manifest: _m, ...rest } = second;
+    const recordItem = { record: { S: canonicalJson(rest) } };
+    for (const forged of [false, true]) {
+      const item = forged
+        ? {
+            ...manifestItem(first),
+            manifest: { B: gzipSync(canonicalJson({ ...first.manifest, structuralKeys: [] })) },
+          }
+        : manifestItem(first);
+      const { client, commands } = fakeDynamo((command) =>
+        command instanceof BatchGetItemCommand
+          ? { Responses: { [TABLE]: [item] } }
+          : command instanceof GetItemCommand
+            ? { Item: recordItem }
+            : { Items: [recordItem] },
+      );
+      const store = new DynamoDBLineageStore(client, TABLE, HeadLayout.SMALL, { manifestCache: 4 });
+      for (let i = 0; i < 3; i++) {
+        const read = await store.readRecord(TEST_LINEAGE_ID, 1);
+        if (!forged) expect(read).toEqual(JSON.parse(canonicalJson(second)));
+        else expect('reason' in checkRecordIntegrity(read)).toBe(true);
+      }
+      // Three record reads; the manifest item read once when it hashes to its digest, each time when not.
+      expect(commands.filter((c) => c instanceof GetItemCommand)).toHaveLength(3);
+      expect(commands.filter((c) => c instanceof BatchGetItemCommand)).toHaveLength(forged ? 3 : 1);
+      // readChain (walks, audits, local admission) reads the table as it stands.
+      commands.length = 0;
+      await store.readChain(TEST_LINEAGE_ID, 1, 1);
+      expect(commands.filter((c) => c instanceof BatchGetItemCommand)).toHaveLength(1);
+    }
+  });
+
   it('a missing manifest item leaves the record without one (the strict schema refuses it, never a pass)', async () => {
     const [first] = await twoRecords();
     const { manifest: _m, ...rest } = first;

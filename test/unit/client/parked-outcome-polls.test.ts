@@ -58,10 +58,13 @@ describe('WriteOutcomes.waitFor: a seal awaiting integration is proven again onl
     });
     expect(stateOf(outcome)).toBe('SEALED_AWAITING_INTEGRATION');
     // 21 attempts (t = 0 … 10 s): full proofs at 0, then due at 1, 3, 7 s (backoff 1, 2, 4 s), and at the deadline.
-    // Each full proof reads the head once: 5, against 21 when every poll was a full proof.
-    expect(calls.get('deployment.readHead')).toBe(5);
-    // A mark read at each of the 19 polls between, and once after the first proof (to park on).
-    expect(calls.get('deployment.peekHead')).toBe(19 + 1);
+    // Each full proof reads the lineage head once: 5, against 21 when every poll was a full proof.
+    expect(calls.get('store.logHead')).toBe(5);
+    // The deployment head strongly by the deadline's proof alone; the proofs before it read a copy.
+    expect(calls.get('deployment.readHead')).toBe(1);
+    // A mark read at each of the 19 polls between, once after the first proof (to park on), and a
+    // copy by each of the 4 proofs before the deadline.
+    expect(calls.get('deployment.peekHead')).toBe(19 + 1 + 4);
     // The lineage's records and marker are read by full proofs only.
     expect(calls.get('store.findByResidualId')).toBe(5);
   });
@@ -74,7 +77,7 @@ describe('WriteOutcomes.waitFor: a seal awaiting integration is proven again onl
     expect(stateOf(outcome)).toBe('PROVEN');
     expect(sleeps()).toBe(3);
     // t = 0 full; 0.5, 1.0 (due) …: the head moved after the third sleep, proven at that poll.
-    expect(calls.get('deployment.readHead')).toBeLessThanOrEqual(3);
+    expect(calls.get('store.logHead')).toBeLessThanOrEqual(3);
   });
 
   it('a head mark a table writer changes at every poll costs a full proof each time, never another outcome', async () => {
@@ -95,7 +98,7 @@ describe('WriteOutcomes.waitFor: a seal awaiting integration is proven again onl
     expect(outcome.kind).toBe('SEALED');
     expect(stateOf(outcome)).not.toBe('PROVEN');
     // A proof at every one of the 5 attempts (t = 0 … 2 s), as when every poll was a full proof.
-    expect(calls.get('deployment.readHead')).toBe(5);
+    expect(calls.get('store.logHead')).toBe(5);
   });
 
   it('the deadline attempt is a full proof even with the head unmoved: an integration just before it is seen', async () => {

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { CachedIndexNodeStore } from '../../../shared/index/cached-index-node-store';
+import { integratedStack } from '../../helpers/integrated-stack';
+import { ReadUnitMeter } from '../../helpers/read-unit-meter';
+import { testLineageId } from '../../helpers/writer-factories';
+
+const LINEAGE = testLineageId('lin-read-units');
+
+/**
+ * A stack whose sealer MACs heads (as deployed), a lineage of `integrated` records integrated and
+ * one more sealed after them, and a client (its tile cache in front of the metered index, as
+ * `clientTileCache` has it) warmed by a wait for the last integrated record, as an agent's client
+ * is after its first write.
+ */
+async function meteredStack(integrated: number) {
+  const s = integratedStack({ signLineageCheckpoints: false });
+  for (let i = 0; i < integrated; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
+  await s.integrate();
+  const meter = new ReadUnitMeter();
+  const client = s.client({
+    deps: {
+      store: meter.wrap(s.store, 'store'),
+      deploymentLog: meter.wrap(s.deployment, 'deployment'),
+      indexNodes: new CachedIndexNodeStore(meter.wrap(s.index, 'index'), 2_048),
+    },
+  });
+  const last = `r-${integrated - 1}`;
+  await client.waitForOutcome(LINEAGE, last, { request: s.request({ lineageId: LINEAGE, residualId: last }) });
+  const residualId = `r-${integrated}`;
+  await s.send({ lineageId: LINEAGE, residualId });
+  meter.reset();
+  return { s, client, meter, residualId, request: s.request({ lineageId: LINEAGE, residualId }) };
+}
+
+// docs/pipeline.md, "Learning the outcome of a write": the reads of the poll that finds a write
+// sealed, each priced as the DynamoDB adapter makes it (test/helpers/read-unit-meter.ts).
+describe('WriteOutcomes.waitFor: the read units of the first proof of a sealed write', () => {
+  it("a seal awaiting integration (a head the sealer MAC'd): 5 units, no record item read twice, the deployment head eventually consistent", async () => {
+    const { client, meter, residualId, request } = await meteredStack(5);
+    const outcome = await client.waitForOutcome(LINEAGE, residualId, { request });
+    expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
+    // The marker, the lineage head, the record, the deployment head (a copy), and the two refusal
+    // queries an unproven seal needs. The consistency proof from the indexed head one record
+    // behind takes the record's leaf and the head item's frontier (proven with it): no node read.
+    expect(meter.calls.map((c) => `${c.port} ${c.consistent ? 'strong' : 'eventual'}`)).toEqual([
+      'store.findByResidualId strong',
+      'store.logHead strong',
+      'store.readRecord eventual',
+      'deployment.peekHead eventual',
+      'store.listRejections strong',
+      'store.listConflicts strong',
+    ]);
+    expect(meter.totals()).toEqual({ GetItem: 4, Query: 2, BatchGetItem: 0, units: 5 });
+    expect(meter.unpriced).toEqual([]);
+  });
+
+  it('a seal already integrated: no refusal query, no node read; the tiles of the moved index are what is left', async () => {
+    const { s, client, meter, residualId, request } = await meteredStack(5);
+    await s.integrate();
+    const outcome = await client.waitForOutcome(LINEAGE, residualId, { request });
+    expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('PROVEN');
+    const totals = meter.totals();
+    const tiles = meter.calls.filter((c) => c.port === 'index.getTiles').reduce((n, c) => n + c.items, 0);
+    // The marker, the lineage head, the record (half) and the deployment head (a copy, half): 3 units.
+    expect({ GetItem: totals.GetItem, Query: totals.Query, units: totals.units }).toEqual({
+      GetItem: 4,
+      Query: 0,
+      units: 3 + tiles / 2,
+    });
+    expect(meter.calls.some((c) => c.port === 'store.readNodes' || c.port === 'deployment.readHead')).toBe(false);
+  });
+
+  it('a wait until proven reads the refusals beside a seal awaiting integration at the deadline alone', async () => {
+    const { client, meter, residualId, request } = await meteredStack(5);
+    const outcome = await client.waitForOutcome(LINEAGE, residualId, {
+      request,
+      timeoutMs: 10_000,
+      pollIntervalMs: 500,
+      untilProven: true,
+    });
+    expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
+    // 5 full proofs (parked between, docs/pipeline.md "Polling the table"), 2 queries by the last:
+    // against 10 when each proof read them.
+    expect(meter.calls.filter((c) => c.port === 'store.logHead')).toHaveLength(5);
+    expect(meter.totals().Query).toBe(2);
+    // The deployment head strongly only at the deadline; the 4 proofs before it and the marks read a copy.
+    expect(meter.calls.filter((c) => c.port === 'deployment.readHead')).toHaveLength(1);
+  });
+});
