@@ -52,8 +52,12 @@ export interface ChainStoreOptions {
   readonly manifestCache?: number;
 }
 
-/** Largest manifest (canonical JSON, characters) a store keeps ({@link ChainStoreOptions.manifestCache}): bounds its memory. */
-const MAX_KEPT_MANIFEST_CHARS = 64 * 1024;
+/**
+ * Largest manifest a store keeps, in UTF-8 bytes of its canonical JSON
+ * ({@link ChainStoreOptions.manifestCache}): bounds its memory. Bytes, not UTF-16 code units: a
+ * manifest's keys may be any Unicode, up to three bytes a unit.
+ */
+const MAX_KEPT_MANIFEST_BYTES = 64 * 1024;
 
 /** Manifest digests a store remembers as put before it forgets them all (a bound on a warm sealer's memory). */
 const MANIFEST_CACHE_LIMIT = 10_000;
@@ -334,7 +338,11 @@ export class DynamoDBChainStore implements ChainStore {
   #keepManifest(cache: Map<string, unknown>, pk: string, digest: string, manifest: unknown): void {
     if (manifest === undefined || manifest === null || typeof manifest !== 'object') return;
     try {
-      if (canonicalJson(manifest).length > MAX_KEPT_MANIFEST_CHARS || manifestDigest(manifest) !== digest) return;
+      if (
+        Buffer.byteLength(canonicalJson(manifest), 'utf8') > MAX_KEPT_MANIFEST_BYTES ||
+        manifestDigest(manifest) !== digest
+      )
+        return;
     } catch {
       return; // not a manifest the schema takes (the record's check refuses it): never kept
     }

@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBLineageStore } from '../adapters/dynamodb-lineage-store';
 import { DEFAULT_HEAD_LAYOUT } from '../shared/ports/head-layout';
 
-/** Manifests a client keeps ({@link clientLineageStore}): each at most 64 KB of canonical JSON, so at most 4 MB. */
+/** Manifests a client keeps ({@link clientLineageStore}): each at most 64 KiB of canonical JSON in UTF-8, so at most 4 MiB of it. */
 export const CLIENT_MANIFEST_CACHE = 64;
 
 /**

@@ -520,7 +520,9 @@ export class WriteOutcomes {
       }
       if (!options.request || differingWriteContent(options.request, record).length === 0) {
         await log.keep(lineageId, proven.checkpoint, proven.trusted);
-        const freshness = await this.#freshnessOf(lineageId, residualId, proven, final);
+        // A plain wait answers with the first seal it proves, so that proof is its last word: it
+        // reads the deployment head strongly, as the deadline's proof of a wait until proven does.
+        const freshness = await this.#freshnessOf(lineageId, residualId, proven, final || !options.untilProven);
         // Remembered only as the seal of the request this client published (its content bound by
         // the record): never a record it did not send, which a table writer could have planted
         // past the index (docs/verifiable-log.md, "Seals seen awaiting integration").
@@ -632,11 +634,12 @@ export class WriteOutcomes {
         residualAsked: true,
       });
     };
-    // Before the deadline the deployment head is read eventually consistent (half a read unit,
-    // OpenOptions.eventual), as a recall reads it: a copy a second old can only leave the seal
-    // awaiting integration a moment longer, and any finding against it (the chain refused, the
-    // record inconsistent with it) is decided again on a strong read. The deadline's proof, the
-    // wait's last word, reads it strongly.
+    // Before the last word (`final`: a plain wait's answer, a wait until proven's deadline) the
+    // deployment head is read eventually consistent (half a read unit, OpenOptions.eventual), as
+    // a recall reads it: a copy a second old can only leave the seal awaiting integration one poll
+    // longer, and any finding against it (the chain refused, the record inconsistent with it) is
+    // decided again on a strong read. The last word reads it strongly, so a wait never answers
+    // "awaiting" from a stale copy where the deployment log already proves the write.
     const first = await decide(!final);
     const decided = first.finding && !final ? await decide(false) : first;
     return freshnessOf(decided, policy);

@@ -20,6 +20,7 @@ import { type LineageHead, lineageHeadOf } from '../../../shared/seal/lineage-he
 import { checkRecordIntegrity } from '../../../shared/seal/record-integrity';
 import { sealRecord } from '../../../shared/seal/seal-record';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
+import { buildManifest } from '../../../shared/triage/build-manifest';
 import { answeringDynamoDB } from '../../helpers/answering-dynamodb';
 import { appendBatch } from '../../helpers/append-batch';
 import { expectGuarantee } from '../../helpers/guarantees';
@@ -557,6 +558,30 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
       await store.readChain(TEST_LINEAGE_ID, 1, 1);
       expect(commands.filter((c) => c instanceof BatchGetItemCommand)).toHaveLength(1);
     }
+  });
+
+  it('a store keeping manifests keeps none over 64 KiB of canonical JSON in UTF-8, however few its characters', async () => {
+    // Keys of three-byte characters: under 64 Ki UTF-16 code units, over 64 KiB in UTF-8.
+    const env = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`鍵${'値'.repeat(150)}${i}`, 'v']));
+    const manifest = buildManifest({ env, structuralKeys: [], claimDependencyMap: {} });
+    const json = canonicalJson(manifest);
+    expect(json.length).toBeLessThan(64 * 1024);
+    expect(Buffer.byteLength(json, 'utf8')).toBeGreaterThan(64 * 1024);
+    const record = await sealRecord(sealInput(0, { manifest }), null, testAnchor(), TEST_NOW_MS);
+    const { manifest: _m, ...rest } = record;
+    const recordItem = { record: { S: canonicalJson(rest) } };
+    const { client, commands } = fakeDynamo((command) =>
+      command instanceof BatchGetItemCommand
+        ? { Responses: { [TABLE]: [manifestItem(record)] } }
+        : command instanceof GetItemCommand
+          ? { Item: recordItem }
+          : { Items: [recordItem] },
+    );
+    const store = new DynamoDBLineageStore(client, TABLE, HeadLayout.SMALL, { manifestCache: 4 });
+    for (let i = 0; i < 2; i++)
+      expect(await store.readRecord(TEST_LINEAGE_ID, 0)).toEqual(JSON.parse(canonicalJson(record)));
+    // Read from the table both times: too large to keep.
+    expect(commands.filter((c) => c instanceof BatchGetItemCommand)).toHaveLength(2);
   });
 
   it('a missing manifest item leaves the record without one (the strict schema refuses it, never a pass)', async () => {

@@ -35,22 +35,22 @@ async function meteredStack(integrated: number) {
 // docs/pipeline.md, "Learning the outcome of a write": the reads of the poll that finds a write
 // sealed, each priced as the DynamoDB adapter makes it (test/helpers/read-unit-meter.ts).
 describe('WriteOutcomes.waitFor: the read units of the first proof of a sealed write', () => {
-  it("a seal awaiting integration (a head the sealer MAC'd): 5 units, no record item read twice, the deployment head eventually consistent", async () => {
+  it("a seal awaiting integration (a head the sealer MAC'd): 5.5 units, no record item read twice", async () => {
     const { client, meter, residualId, request } = await meteredStack(5);
     const outcome = await client.waitForOutcome(LINEAGE, residualId, { request });
     expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('SEALED_AWAITING_INTEGRATION');
-    // The marker, the lineage head, the record, the deployment head (a copy), and the two refusal
-    // queries an unproven seal needs. The consistency proof from the indexed head one record
+    // The marker, the lineage head, the record, the deployment head (strongly: a plain wait's
+    // first proven seal is its answer), and the two refusal queries an unproven seal needs. The consistency proof from the indexed head one record
     // behind takes the record's leaf and the head item's frontier (proven with it): no node read.
     expect(meter.calls.map((c) => `${c.port} ${c.consistent ? 'strong' : 'eventual'}`)).toEqual([
       'store.findByResidualId strong',
       'store.logHead strong',
       'store.readRecord eventual',
-      'deployment.peekHead eventual',
+      'deployment.readHead strong',
       'store.listRejections strong',
       'store.listConflicts strong',
     ]);
-    expect(meter.totals()).toEqual({ GetItem: 4, Query: 2, BatchGetItem: 0, units: 5 });
+    expect(meter.totals()).toEqual({ GetItem: 4, Query: 2, BatchGetItem: 0, units: 5.5 });
     expect(meter.unpriced).toEqual([]);
   });
 
@@ -61,13 +61,24 @@ describe('WriteOutcomes.waitFor: the read units of the first proof of a sealed w
     expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('PROVEN');
     const totals = meter.totals();
     const tiles = meter.calls.filter((c) => c.port === 'index.getTiles').reduce((n, c) => n + c.items, 0);
-    // The marker, the lineage head, the record (half) and the deployment head (a copy, half): 3 units.
+    // The marker, the lineage head, the record (half) and the deployment head (strongly): 3.5 units.
     expect({ GetItem: totals.GetItem, Query: totals.Query, units: totals.units }).toEqual({
       GetItem: 4,
       Query: 0,
-      units: 3 + tiles / 2,
+      units: 3.5 + tiles / 2,
     });
-    expect(meter.calls.some((c) => c.port === 'store.readNodes' || c.port === 'deployment.readHead')).toBe(false);
+    expect(meter.calls.some((c) => c.port === 'store.readNodes' || c.port === 'deployment.peekHead')).toBe(false);
+  });
+
+  it('a plain wait never answers from a stale copy of the deployment head: a write the log proves is PROVEN', async () => {
+    const { s, client, residualId, request } = await meteredStack(5);
+    // The copy an eventually consistent read may serve: the deployment head from before the
+    // integration that proves the write.
+    const stale = structuredClone(s.deployment.head);
+    await s.integrate();
+    s.deployment.peekHead = async () => structuredClone(stale);
+    const outcome = await client.waitForOutcome(LINEAGE, residualId, { request });
+    expect(outcome.kind === 'SEALED' && outcome.freshness?.state).toBe('PROVEN');
   });
 
   it('a wait until proven reads the refusals beside a seal awaiting integration at the deadline alone', async () => {
