@@ -28,7 +28,8 @@ export type SealedResidual = z.infer<typeof SealedResidualSchema>;
  * One run of a `ResidualSealed` detail (docs/pipeline.md, "Message shapes"; strict): the records
  * one lineage's run sealed (or a redelivery re-announces) under one tree head. The head fields
  * ({@link LineageHeadSchema}: `lineageId, seq, recordHash, generationEpoch, mac, keyId`) are
- * the run's newest record, a head a client may keep as a trusted checkpoint; `residuals` lists
+ * the run's newest record, a head a client may check the lineage against (as trustworthy as the
+ * bus's publishers, docs/sealing.md, "Checkpoints and trusted starts"); `residuals` lists
  * every residual announced, seq strictly ascending, the last one the head's record.
  * `sealedTreeHead` is the lineage tree the run stored, sealed and awaiting integration (`null`
  * only when a redelivery found no authenticated head); `checkpoint`, the run's signed lineage
