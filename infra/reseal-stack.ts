@@ -12,6 +12,7 @@ import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { heartbeatThresholdSeconds } from '../shared/integrator/heartbeat-due';
 import { logNameOf } from '../shared/log/log-names';
 import { DetailType } from '../shared/pipeline/detail-type';
+import { SEALER_BATCH_SIZE } from '../shared/pipeline/sealer-batch-size';
 import { DEFAULT_HEAD_LAYOUT, HeadLayout } from '../shared/ports/head-layout';
 import { parseTenants, type Tenant } from '../shared/tenancy/tenants';
 import { parseRecoveryKeys } from '../shared/witness/recovery-keys';
@@ -213,6 +214,8 @@ export class ResealStack extends Stack {
     const sealer = new QueueConsumer(this, 'SealRequests', {
       name: 'seal-requests',
       fifo: true,
+      // A ResidualSealed detail's bound on runs follows from it (MAX_RESIDUAL_SEALED_RUNS).
+      batchSize: SEALER_BATCH_SIZE,
       function: {
         ...common,
         entry: 'functions/sealer/handler.ts',
