@@ -11,6 +11,8 @@ import { remoteFreshnessPolicy } from '../functions/mcp/remote-freshness-policy'
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { heartbeatThresholdSeconds } from '../shared/integrator/heartbeat-due';
 import { logNameOf } from '../shared/log/log-names';
+import { DetailType } from '../shared/pipeline/detail-type';
+import { SEALER_BATCH_SIZE } from '../shared/pipeline/sealer-batch-size';
 import { DEFAULT_HEAD_LAYOUT, HeadLayout } from '../shared/ports/head-layout';
 import { parseTenants, type Tenant } from '../shared/tenancy/tenants';
 import { parseRecoveryKeys } from '../shared/witness/recovery-keys';
@@ -23,6 +25,7 @@ import { SigningKey } from './constructs/signing-key';
 import { TenantQueues } from './constructs/tenant-queues';
 import { TriageRule } from './constructs/triage-rule';
 import { eventBusNameOf } from './event-bus-name';
+import { publisherBusStatements } from './publisher-bus-statements';
 
 /** Props of {@link ResealStack}. */
 export interface ResealStackProps extends StackProps {
@@ -211,6 +214,8 @@ export class ResealStack extends Stack {
     const sealer = new QueueConsumer(this, 'SealRequests', {
       name: 'seal-requests',
       fifo: true,
+      // A ResidualSealed detail's bound on runs follows from it (MAX_RESIDUAL_SEALED_RUNS).
+      batchSize: SEALER_BATCH_SIZE,
       function: {
         ...common,
         entry: 'functions/sealer/handler.ts',
@@ -438,16 +443,27 @@ export class ResealStack extends Stack {
       target: triage.fn,
       ...(tenantQueues ? { sources: tenantQueues.recallSources() } : {}),
     });
-    if (tenantQueues !== undefined) {
-      // Tenant principals read their own partitions and the shared ones only (docs/authorship.md, "Tenancy", reads).
-      tenantQueues.restrictTableReads(store.table);
-      const busArn = this.formatArn({
-        service: 'events',
-        resource: 'event-bus',
-        resourceName: eventBusNameOf(this.stackName),
-      });
-      (bus.node.defaultChild as events.CfnEventBus).policy = tenantQueues.recallBusPolicy(busArn);
-    }
+    // Tenant principals read their own partitions and the shared ones only (docs/authorship.md, "Tenancy", reads).
+    tenantQueues?.restrictTableReads(store.table);
+    // The bus policy (docs/infrastructure.md, "Permissions"): only the role that publishes a
+    // detail-type may put it, so nobody else with events:PutEvents can announce a made-up head
+    // that clients would then check their lineages against; with tenants, the recall statements too.
+    const busArn = this.formatArn({
+      service: 'events',
+      resource: 'event-bus',
+      resourceName: eventBusNameOf(this.stackName),
+    });
+    (bus.node.defaultChild as events.CfnEventBus).policy = new iam.PolicyDocument({
+      statements: [
+        ...(tenantQueues?.recallBusStatements(busArn) ?? []),
+        ...publisherBusStatements(busArn, {
+          [DetailType.ResidualSealed]: [sealer.consumer.role],
+          // Both stages refuse writes: the guard before sealing, the sealer when it re-checks.
+          [DetailType.ResidualRejected]: [guard.consumer.role, sealer.consumer.role],
+          [DetailType.TriageCompleted]: [triage.role],
+        }),
+      ],
+    });
     mcp.function.fn.addEnvironment('TENANTS', tenantQueues?.relayTenantsJson() ?? '');
     if (tenantQueues === undefined) {
       guard.queue.grantSendMessages(mcp.function.fn);

@@ -18,7 +18,11 @@ import { DetailType } from '../shared/pipeline/detail-type';
 import { MAX_EVENT_ENTRY_BYTES } from '../shared/pipeline/event-entry-bytes';
 import { RecallRequestedDetailSchema } from '../shared/pipeline/recall-requested-detail';
 import { ResidualRejectedDetailSchema } from '../shared/pipeline/residual-rejected-detail';
-import { RESIDUAL_SEALED_VERSION, ResidualSealedDetailSchema } from '../shared/pipeline/residual-sealed-detail';
+import {
+  MAX_RESIDUAL_SEALED_RUNS,
+  RESIDUAL_SEALED_VERSION,
+  ResidualSealedDetailSchema,
+} from '../shared/pipeline/residual-sealed-detail';
 import { SealRequestSchema } from '../shared/pipeline/seal-request';
 import { TriageCompletedDetailSchema } from '../shared/pipeline/triage-completed-detail';
 import { groupedCount } from '../shared/schemas/grouped-count';
@@ -83,7 +87,10 @@ const SHAPES: readonly { name: string; schema: z.ZodType; description: string; v
       'detail of a ResidualSealed event (source reseal): one event per sealer invocation, carrying each ' +
       'run it sealed or re-announced (its lineage head, tree head and residuals), split only past ' +
       `EventBridge's ${groupedCount(MAX_EVENT_ENTRY_BYTES)}-byte entry (docs/pipeline.md, "Message shapes"). ` +
-      "Version 2: version 1 was one event per record. Runs' residual seqs ascend, the last one the head's record.",
+      "Version 2: version 1 was one event per record. Runs' residual seqs ascend, the last one the head's record. " +
+      `At most ${MAX_RESIDUAL_SEALED_RUNS} runs (the sealer's batch size). Checked beyond this JSON schema ` +
+      '(ResidualSealedDetailSchema): within a lineage one record hash and one residual id per seq, one seq per ' +
+      "residual id and one root hash per tree size; a run's sealedTreeHead.treeSize at least its seq + 1.",
     version: RESIDUAL_SEALED_VERSION,
   },
   {

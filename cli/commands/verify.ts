@@ -74,7 +74,7 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     )
     .option(
       '--checkpoint <SEQ:RECORD_HASH>',
-      "a head you trust (a run's seq:recordHash from a ResidualSealed event)",
+      "a head you kept to check against (from publish --wait, or a run's seq:recordHash from a ResidualSealed event, as trustworthy as the bus's publishers: a forged one raises false alarms, never hides an edit)",
       checkpointOption,
     )
     .option(

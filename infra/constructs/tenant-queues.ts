@@ -67,7 +67,7 @@ export interface TenantResources {
  * - a KMS Ed25519 writer key whose key policy lets the account administer it but not sign
  *   (`AccountAdministersButDoesNotSign`), and lets only the tenant's `signerPrincipals`
  *   (default its senders) `kms:Sign` and `kms:GetPublicKey` (`OnlyTheTenantSigns`);
- * - its recall source `reseal.tenant.<id>` on the bus ({@link TenantQueues.recallBusPolicy}).
+ * - its recall source `reseal.tenant.<id>` on the bus ({@link TenantQueues.recallBusStatements}).
  */
 export class TenantQueues extends Construct {
   /** One entry per tenant, in the order given. */
@@ -170,46 +170,46 @@ export class TenantQueues extends Construct {
    * `OnlyTheTenantRecallsAsItself-<id>` denies that source to every principal but its senders and
    * the remote MCP role; `RecallsNameTheirTenant` denies a `RecallRequested` of the stack's own
    * source `reseal` to everyone (it would name no tenant). `busArn` is built from the bus's name:
-   * the policy is a property of the bus itself, which cannot refer to its own `Arn` attribute.
+   * the policy is a property of the bus itself, which cannot refer to its own `Arn` attribute. The
+   * stack adds these to the bus policy beside the statements of the detail-types its functions
+   * publish (`publisherBusStatements`).
    */
-  recallBusPolicy(busArn: string): iam.PolicyDocument {
+  recallBusStatements(busArn: string): iam.PolicyStatement[] {
     const putEvents = { actions: ['events:PutEvents'], resources: [busArn] };
-    return new iam.PolicyDocument({
-      statements: [
-        ...this.tenants.flatMap(({ tenant }) => [
-          new iam.PolicyStatement({
-            sid: `TheTenantMayRecall-${tenant.id}`,
-            principals: tenant.senderPrincipals.map((arn) => new iam.ArnPrincipal(arn)),
-            ...putEvents,
-            conditions: {
-              StringEquals: {
-                'events:source': recallSourceOf(tenant.id),
-                'events:detail-type': DetailType.RecallRequested,
-              },
-            },
-          }),
-          new iam.PolicyStatement({
-            sid: `OnlyTheTenantRecallsAsItself-${tenant.id}`,
-            effect: iam.Effect.DENY,
-            principals: [new iam.AnyPrincipal()],
-            ...putEvents,
-            conditions: {
-              StringEquals: { 'events:source': recallSourceOf(tenant.id) },
-              ArnNotEquals: { 'aws:PrincipalArn': [...tenant.senderPrincipals, this.#relay.roleArn] },
-            },
-          }),
-        ]),
+    return [
+      ...this.tenants.flatMap(({ tenant }) => [
         new iam.PolicyStatement({
-          sid: 'RecallsNameTheirTenant',
+          sid: `TheTenantMayRecall-${tenant.id}`,
+          principals: tenant.senderPrincipals.map((arn) => new iam.ArnPrincipal(arn)),
+          ...putEvents,
+          conditions: {
+            StringEquals: {
+              'events:source': recallSourceOf(tenant.id),
+              'events:detail-type': DetailType.RecallRequested,
+            },
+          },
+        }),
+        new iam.PolicyStatement({
+          sid: `OnlyTheTenantRecallsAsItself-${tenant.id}`,
           effect: iam.Effect.DENY,
           principals: [new iam.AnyPrincipal()],
           ...putEvents,
           conditions: {
-            StringEquals: { 'events:source': EVENT_SOURCE, 'events:detail-type': DetailType.RecallRequested },
+            StringEquals: { 'events:source': recallSourceOf(tenant.id) },
+            ArnNotEquals: { 'aws:PrincipalArn': [...tenant.senderPrincipals, this.#relay.roleArn] },
           },
         }),
-      ],
-    });
+      ]),
+      new iam.PolicyStatement({
+        sid: 'RecallsNameTheirTenant',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        ...putEvents,
+        conditions: {
+          StringEquals: { 'events:source': EVENT_SOURCE, 'events:detail-type': DetailType.RecallRequested },
+        },
+      }),
+    ];
   }
 
   /**

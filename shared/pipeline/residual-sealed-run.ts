@@ -28,10 +28,14 @@ export type SealedResidual = z.infer<typeof SealedResidualSchema>;
  * One run of a `ResidualSealed` detail (docs/pipeline.md, "Message shapes"; strict): the records
  * one lineage's run sealed (or a redelivery re-announces) under one tree head. The head fields
  * ({@link LineageHeadSchema}: `lineageId, seq, recordHash, generationEpoch, mac, keyId`) are
- * the run's newest record, a head a client may keep as a trusted checkpoint; `residuals` lists
+ * the run's newest record, a head a client may check the lineage against (as trustworthy as the
+ * bus's publishers, docs/sealing.md, "Checkpoints and trusted starts"); `residuals` lists
  * every residual announced, seq strictly ascending, the last one the head's record.
  * `sealedTreeHead` is the lineage tree the run stored, sealed and awaiting integration (`null`
- * only when a redelivery found no authenticated head); `checkpoint`, the run's signed lineage
+ * only when a redelivery found no authenticated head), which holds the head's record: its
+ * `treeSize` is at least `seq + 1`, exactly that for a run that sealed the tree's newest record,
+ * more for a redelivery answered from an older one or the earlier part of a run cut at
+ * {@link MAX_SEALED_RUN_RESIDUALS}; `checkpoint`, the run's signed lineage
  * checkpoint where the sealer signs one, else `null`.
  */
 export const ResidualSealedRunSchema = LineageHeadSchema.extend({
@@ -44,6 +48,13 @@ export const ResidualSealedRunSchema = LineageHeadSchema.extend({
     if (before && residual.seq <= before.seq) {
       ctx.addIssue({ code: 'custom', path: ['residuals', i, 'seq'], message: 'seqs must be strictly ascending' });
     }
+  }
+  if (run.sealedTreeHead && run.sealedTreeHead.treeSize <= run.seq) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['sealedTreeHead', 'treeSize'],
+      message: `the tree head must hold the head's record: treeSize ${run.sealedTreeHead.treeSize} is below seq ${run.seq} + 1`,
+    });
   }
   const last = run.residuals.at(-1);
   if (last && (last.seq !== run.seq || last.recordHash !== run.recordHash)) {

@@ -8,8 +8,9 @@ import type { SealedRecord } from './sealed-record';
 
 /**
  * The head of a lineage: what the head item holds, what each run of a `ResidualSealed` event carries, and
- * what a client keeps as a trusted checkpoint (docs/sealing.md, "Checkpoints and trusted
- * starts": the head must also live outside the table).
+ * what a client keeps as the head it checks against (docs/sealing.md, "Checkpoints and trusted
+ * starts": the head must also live outside the table; as a checkpoint its `mac` and `keyId` are
+ * not checked).
  *
  * `{ lineageId; seq; recordHash; generationEpoch; mac (base64); keyId }`
  */

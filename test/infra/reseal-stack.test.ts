@@ -21,6 +21,7 @@ import {
 } from '../../infra/reseal-stack';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { formatVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
+import { DetailType } from '../../shared/pipeline/detail-type';
 import { synthWithNag } from '../helpers/cdk-nag-synth';
 import { expectGuarantee } from '../helpers/guarantees';
 import { environmentReadBy, HANDLER_FILES, type ServiceName } from '../helpers/handler-environment';
@@ -509,6 +510,48 @@ describe('ResealStack template', () => {
     for (const service of ['reseal-sealer', 'reseal-triage', 'reseal-integrator']) {
       expect(sendsTo(service, queueId ?? '')).toBe(false);
     }
+  });
+
+  it('docs/infrastructure.md "Permissions": the bus policy denies each detail-type the functions publish to every principal but its publishers\' roles, and grants nothing', () => {
+    const roleId = (service: string) =>
+      (props(resources[functionId(service)]).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const roleArn = (service: string) => ({ 'Fn::GetAtt': [roleId(service), 'Arn'] });
+    const [bus] = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Events::EventBus');
+    const [busId, busResource] = bus ?? ['', undefined];
+    const statements = (
+      props(busResource).Policy as { Statement: (Statement & { Sid?: string; Principal: unknown })[] }
+    ).Statement;
+    const publishers = {
+      ResidualSealed: ['reseal-sealer'],
+      ResidualRejected: ['reseal-guard', 'reseal-sealer'],
+      TriageCompleted: ['reseal-triage'],
+    };
+    for (const [detailType, services] of Object.entries(publishers)) {
+      expect(statements.find((st) => st.Sid === `OnlyItsPublishersPut-${detailType}`)).toEqual({
+        Sid: `OnlyItsPublishersPut-${detailType}`,
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'events:PutEvents',
+        Resource: expect.anything(),
+        // Under any source: a rule that matches the detail-type alone is not fooled either.
+        Condition: {
+          StringEquals: { 'events:detail-type': detailType },
+          ArnNotEquals: { 'aws:PrincipalArn': services.map(roleArn) },
+        },
+      });
+    }
+    // Every detail-type but RecallRequested (which callers put) is some function's, and guarded.
+    const guarded = statements.map((st) => (st.Condition as { StringEquals?: Record<string, string> }).StringEquals);
+    for (const detailType of Object.values(DetailType).filter((t) => t !== DetailType.RecallRequested)) {
+      expect(guarded).toContainEqual({ 'events:detail-type': detailType });
+    }
+    // The remote MCP role and the integrator put none of them, though the MCP role holds events:PutEvents.
+    expect(JSON.stringify(statements)).not.toContain(roleId('reseal-mcp'));
+    expect(JSON.stringify(statements)).not.toContain(roleId('reseal-integrator'));
+    // The policy names the bus by its name (no reference to its own attributes) and only denies.
+    for (const st of statements) expect(JSON.stringify(st.Resource)).toContain(':event-bus/ResealStack-events');
+    expect(JSON.stringify(statements)).not.toContain(`"${busId}"`);
+    expect(statements.filter((st) => st.Effect !== 'Deny')).toEqual([]);
   });
 
   it("the sealer re-runs the guard with the guard's receipt age and the seal-requests retention", () => {

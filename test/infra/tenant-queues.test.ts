@@ -158,6 +158,12 @@ describe('ResealStack with tenants', () => {
       Action: 'events:PutEvents',
       Condition: { StringEquals: { 'events:source': 'reseal', 'events:detail-type': 'RecallRequested' } },
     });
+    // The functions' detail-types keep their publishers with tenants too (test/infra/reseal-stack.test.ts).
+    expect(statements.map((st) => st.Sid).filter((sid) => sid?.startsWith('OnlyItsPublishersPut-'))).toEqual([
+      'OnlyItsPublishersPut-ResidualSealed',
+      'OnlyItsPublishersPut-ResidualRejected',
+      'OnlyItsPublishersPut-TriageCompleted',
+    ]);
     // beta's principal is named by no exception of acme's deny: IAM refuses its recall as acme.
     const acmeDeny = statements.find((st) => st.Sid === 'OnlyTheTenantRecallsAsItself-acme');
     expectGuarantee(
