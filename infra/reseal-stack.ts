@@ -25,6 +25,11 @@ import { SigningKey } from './constructs/signing-key';
 import { TenantQueues } from './constructs/tenant-queues';
 import { TriageRule } from './constructs/triage-rule';
 import { eventBusNameOf } from './event-bus-name';
+import {
+  guardBatchingWaitSeconds,
+  LOW_TRAFFIC_BATCHING_WAIT_SECONDS,
+  RECEIPT_AGE_PER_GUARD_WAIT_SECOND,
+} from './guard-batching-wait';
 import { publisherBusStatements } from './publisher-bus-statements';
 
 /** Props of {@link ResealStack}. */
@@ -42,7 +47,10 @@ export interface ResealStackProps extends StackProps {
    * @default undefined
    */
   readonly endpointOverride?: string;
-  /** Oldest freshness receipt the guard accepts (the sealer re-checks with the same value). @default DEFAULT_MAX_RECEIPT_AGE_SECONDS (900 s, shared/guard/policy.ts) */
+  /**
+   * Oldest freshness receipt the guard accepts (the sealer re-checks with the same value); it bounds
+   * the guard's batching window (`guardBatchingWindowSeconds`). @default DEFAULT_MAX_RECEIPT_AGE_SECONDS (900 s, shared/guard/policy.ts)
+   */
   readonly maxReceiptAgeSeconds?: number;
   /**
    * The integration interval, whole seconds: the integration queue's batching window
@@ -55,9 +63,16 @@ export interface ResealStackProps extends StackProps {
    * invoke on whatever one poll returns). The guard's per-invocation costs (its pollers'
    * `ReceiveMessage` and `DeleteMessageBatch`, its `SendMessageBatch` to `seal-requests`, a Lambda
    * request, its start-up GB-s and log lines) are shared by a batch's writes, so a window that
-   * fills batches of 10 cuts them to a tenth; the price is up to the window added to a write's
-   * publish-to-outcome latency when fewer than 10 writes come in within it
-   * (docs/infrastructure.md, "The guard's batching window").
+   * fills batches of 10 cuts them to a tenth. The price is latency, and receipt age: the guard
+   * judges a freshness receipt's age at its own clock (`maxReceiptAgeSeconds`), so every second a
+   * write waits in the window ages its receipt (its writer signature is judged against the send
+   * time and does not age). With a window, a write may wait the window, or up to
+   * {@link LOW_TRAFFIC_BATCHING_WAIT_SECONDS} at very low traffic (AWS's documented wait), whichever
+   * is longer; refused at synth when that wait exceeds a quarter of `maxReceiptAgeSeconds`
+   * ({@link RECEIPT_AGE_PER_GUARD_WAIT_SECOND}), so that three quarters of the age stay for what it is
+   * for (the writer's probe-to-send time and the queue's own delays) and a sparse write is not
+   * refused `RECEIPT_EXPIRED` for the window alone (docs/infrastructure.md, "The guard's batching
+   * window"). Each queue's visibility timeout grows by the window.
    * @default DEFAULT_GUARD_BATCHING_WINDOW_SECONDS (1)
    */
   readonly guardBatchingWindowSeconds?: number;
@@ -130,11 +145,11 @@ export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = CLIENT_DEFAULT_INTERVAL_SECO
 export const DEFAULT_WITNESS_MAX_AGE_SECONDS = DEFAULT_MAX_AGE_SECONDS;
 /**
  * The guard's default batching window, seconds. At 1 s the guard's batches fill (10 writes, the
- * event source's batch size) from 10 writes/s up, where its per-invocation costs matter; below
- * that rate a write waits at most 1 s more before the guard sees it (a sealed outcome already takes
- * seconds, and a proven one waits for the 2 s integration interval); above it a batch is invoked
- * as soon as it is full, so the wait shrinks to the time 10 writes take to arrive
- * (docs/infrastructure.md, "The guard's batching window").
+ * event source's batch size) from 10 writes/s up, where its per-invocation costs matter; above
+ * that rate a batch is invoked as soon as it is full, so the wait shrinks to the time 10 writes
+ * take to arrive. Below it the wait is not bounded by the window: AWS documents that with a window
+ * set and very little traffic Lambda may wait up to {@link LOW_TRAFFIC_BATCHING_WAIT_SECONDS} before
+ * invoking (docs/infrastructure.md, "The guard's batching window").
  */
 export const DEFAULT_GUARD_BATCHING_WINDOW_SECONDS = 1;
 /** The largest batching window an SQS event source takes, seconds (`MaximumBatchingWindowInSeconds`). */
@@ -275,6 +290,14 @@ export class ResealStack extends Stack {
     if (!Number.isSafeInteger(guardWindow) || guardWindow < 0 || guardWindow > MAX_BATCHING_WINDOW_SECONDS) {
       throw new Error(
         `guardBatchingWindowSeconds: expected whole seconds, 0 to ${MAX_BATCHING_WINDOW_SECONDS} (the SQS batching window)`,
+      );
+    }
+    const receiptAge = props.maxReceiptAgeSeconds ?? DEFAULT_MAX_RECEIPT_AGE_SECONDS;
+    const guardWait = guardBatchingWaitSeconds(guardWindow);
+    if (guardWait * RECEIPT_AGE_PER_GUARD_WAIT_SECOND > receiptAge) {
+      throw new Error(
+        `guardBatchingWindowSeconds: ${guardWindow} s may hold a write up to ${guardWait} s before the guard judges its receipt, ` +
+          `more than a quarter of maxReceiptAgeSeconds (${receiptAge} s); shorten the window (0: none) or allow older receipts`,
       );
     }
     const guardBatchingWindow = guardWindow > 0 ? Duration.seconds(guardWindow) : undefined;

@@ -98,6 +98,7 @@ export {
 } from './index/index-key';
 export { IndexNodeReader } from './index/index-node-reader';
 export {
+  assertIndexProofWellFormed,
   decodeIndexProof,
   encodeIndexProof,
   type IndexProof,

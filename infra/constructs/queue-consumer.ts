@@ -4,12 +4,11 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { deadLetterDepthAlarm } from './dead-letter-depth-alarm';
+import { eventSourceVisibilityTimeout } from './event-source-visibility-timeout';
 import { ResealFunction, type ResealFunctionProps } from './reseal-function';
 
 /** SQS's largest message, set explicitly: a queue created without it may keep a smaller limit. */
 export const MAX_MESSAGE_SIZE_BYTES = 1_048_576;
-/** AWS's advice for SQS event sources: visibility timeout at least six times the function timeout. */
-export const VISIBILITY_TO_TIMEOUT_RATIO = 6;
 /** How long a work queue keeps a message (the sealer refuses a seal request accepted longer ago). */
 export const QUEUE_RETENTION = Duration.days(4);
 /** Receives before a message is dead-lettered, unless a queue sets its own. */
@@ -48,7 +47,8 @@ export interface QueueConsumerProps {
  * responses: `ReportBatchItemFailures`) and an alarm on the dead-letter queue's depth.
  *
  * Both queues use SQS-managed server-side encryption and refuse non-TLS requests; the maximum
- * message size is 1 MiB and the visibility timeout six times the function's timeout.
+ * message size is 1 MiB and the visibility timeout six times the function's timeout plus the
+ * batching window ({@link eventSourceVisibilityTimeout}).
  */
 export class QueueConsumer extends Construct {
   /** The work queue. */
@@ -90,7 +90,7 @@ export class QueueConsumer extends Construct {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
-      visibilityTimeout: Duration.seconds(functionTimeout.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
+      visibilityTimeout: eventSourceVisibilityTimeout(functionTimeout, props.maxBatchingWindow),
       retentionPeriod: QUEUE_RETENTION,
       deadLetterQueue: {
         queue: this.deadLetterQueue,

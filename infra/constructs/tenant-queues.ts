@@ -18,13 +18,9 @@ import { DetailType, EVENT_SOURCE } from '../../shared/pipeline/detail-type';
 import { recallSourceOf } from '../../shared/tenancy/recall-source';
 import { type Tenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';
 import { deadLetterDepthAlarm } from './dead-letter-depth-alarm';
+import { eventSourceVisibilityTimeout } from './event-source-visibility-timeout';
 import { KEY_ADMIN_ACTIONS } from './key-admin-actions';
-import {
-  DEFAULT_MAX_RECEIVE_COUNT,
-  MAX_MESSAGE_SIZE_BYTES,
-  QUEUE_RETENTION,
-  VISIBILITY_TO_TIMEOUT_RATIO,
-} from './queue-consumer';
+import { DEFAULT_MAX_RECEIVE_COUNT, MAX_MESSAGE_SIZE_BYTES, QUEUE_RETENTION } from './queue-consumer';
 import type { ResealFunction } from './reseal-function';
 
 /** Props of {@link TenantQueues}. */
@@ -90,7 +86,7 @@ export class TenantQueues extends Construct {
         encryption: sqs.QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         maxMessageSizeBytes: MAX_MESSAGE_SIZE_BYTES,
-        visibilityTimeout: Duration.seconds(props.guardTimeout.toSeconds() * VISIBILITY_TO_TIMEOUT_RATIO),
+        visibilityTimeout: eventSourceVisibilityTimeout(props.guardTimeout, props.guardBatchingWindow),
         retentionPeriod: QUEUE_RETENTION,
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: DEFAULT_MAX_RECEIVE_COUNT },
       });

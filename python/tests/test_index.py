@@ -213,3 +213,56 @@ def test_a_root_that_is_not_32_bytes_and_bad_inputs() -> None:
         )
     with pytest.raises(InvalidInputError, match="32-byte"):
         index_node_hash(b"", b"")
+
+
+# The hostile proofs test/unit/shared/index/vectors.test.ts builds the same way from the same vector
+# proofs: a proof passed decoded meets the rules of the binary and JSON forms.
+_GOOD = decode_index_proof(bytes.fromhex(PROOFS[0]["proofHex"]))
+_AT_LEAF = next(c for c in PROOFS if c["proofJson"]["leaf"] is not None)
+_LEAF_PROOF = decode_index_proof(bytes.fromhex(_AT_LEAF["proofHex"]))
+_FIRST_EMPTY = _GOOD.siblings.index(None)
+
+
+def _with_sibling(i: int, sibling: bytes | None) -> tuple[bytes | None, ...]:
+    return tuple(sibling if j == i else s for j, s in enumerate(_GOOD.siblings))
+
+
+def _deep(depth: int) -> tuple[bytes | None, ...]:
+    return _GOOD.siblings + (None,) * (depth - len(_GOOD.siblings))
+
+
+_SECOND = _GOOD.siblings[1]
+assert _SECOND is not None and _LEAF_PROOF.leaf is not None
+
+
+@pytest.mark.parametrize(
+    ("proof", "kind"),
+    [
+        (IndexProof("presence", _with_sibling(_FIRST_EMPTY, INDEX_EMPTY_HASH), None), "presence"),
+        (IndexProof("presence", _deep(300), None), "presence"),
+        (IndexProof("presence", _deep(257), None), "presence"),
+        (IndexProof("presence", _with_sibling(1, _SECOND[1:]), None), "presence"),
+        (IndexProof("presence", _GOOD.siblings, _LEAF_PROOF.leaf), "presence"),
+        (IndexProof("both", _GOOD.siblings, None), "presence"),  # type: ignore[arg-type]
+        (IndexProof("absence", _LEAF_PROOF.siblings, (bytes(31), _LEAF_PROOF.leaf[1])), "absence"),
+    ],
+    ids=[
+        "an empty sibling spelled as the empty hash",
+        "a proof 300 deep",
+        "a proof 257 deep",
+        "a sibling of 31 bytes",
+        "a presence carrying another leaf",
+        "an unknown kind",
+        "an other leaf with a 31-byte key path",
+    ],
+)
+def test_a_decoded_proof_meets_the_rules_of_its_encoded_forms(proof: IndexProof, kind: str) -> None:
+    assert check_index_presence(ROOT, PROOFS[0]["entry"], _GOOD) is None
+    assert check_index_absence(ROOT, _AT_LEAF["key"], _LEAF_PROOF) is None
+    if kind == "presence":
+        found = check_index_presence(ROOT, PROOFS[0]["entry"], proof)
+    else:
+        found = check_index_absence(ROOT, _AT_LEAF["key"], proof)
+    assert found is not None and found.code == "MALFORMED"
+    with pytest.raises(IndexProofFormatError):
+        encode_index_proof(proof)

@@ -2,11 +2,11 @@ import { ResealError } from '../errors';
 import { entryDigest, entryKey, type IndexEntry } from './index-entry';
 import { emptyIndexHash, INDEX_HASH_BYTES, indexLeafHash, indexNodeHash } from './index-hash';
 import { type IndexKey, indexKeyPath, keyPathBit } from './index-key';
-import { decodeIndexProof, type IndexProof } from './index-proof';
+import { assertIndexProofWellFormed, decodeIndexProof, type IndexProof } from './index-proof';
 
 /** Why a proof about a key does not hold (docs/verifiable-index.md, "Verifying a proof"). */
 export const IndexProofFindingCode = {
-  /** The proof is not the binary layout or JSON form (or the root is not 32 bytes). */
+  /** The proof breaks the rules of its binary layout or JSON form, whichever form it came in (or the root is not 32 bytes). */
   MALFORMED: 'MALFORMED',
   /** A proof of absence offered for presence, or the other way round, or an absence "shown" by the key's own leaf. */
   WRONG_KIND: 'WRONG_KIND',
@@ -27,10 +27,16 @@ export interface IndexProofFinding {
 
 const finding = (code: IndexProofFindingCode, reason: string): IndexProofFinding => ({ kind: 'FINDING', code, reason });
 
-/** The proof decoded, or the finding that it is malformed. */
+/**
+ * The proof decoded, or the finding that it is malformed. A proof passed already decoded meets the
+ * same rules as one read from bytes, so no form holds what another refuses.
+ */
 function opened(proof: Uint8Array | IndexProof): IndexProof | IndexProofFinding {
-  if (!(proof instanceof Uint8Array)) return proof;
   try {
+    if (!(proof instanceof Uint8Array)) {
+      assertIndexProofWellFormed(proof);
+      return proof;
+    }
     return decodeIndexProof(proof);
   } catch (error) {
     if (error instanceof ResealError) return finding('MALFORMED', error.message);

@@ -41,11 +41,11 @@ const HEADER_BYTES = 4;
  * | kind 2 only: 32 bytes key path, 32 bytes entry digest of the other leaf
  * ```
  *
- * @throws {IndexProofFormatError} for a proof that has no encoding (a depth beyond 256, a hash
- *   not 32 bytes, a sibling spelled as the empty hash, a presence with a leaf)
+ * @throws {IndexProofFormatError} for a proof that has no encoding (an unknown kind, a depth
+ *   beyond 256, a hash not 32 bytes, a sibling spelled as the empty hash, a presence with a leaf)
  */
 export function encodeIndexProof(proof: IndexProof): Uint8Array {
-  assertWellFormed(proof);
+  assertIndexProofWellFormed(proof);
   const depth = proof.siblings.length;
   const present = proof.siblings.filter((s): s is Uint8Array => s !== null);
   const bitmapBytes = Math.ceil(depth / 8);
@@ -165,17 +165,41 @@ function kindByte(proof: IndexProof): number {
 
 const isHash = (h: unknown): h is Uint8Array => h instanceof Uint8Array && h.byteLength === INDEX_HASH_BYTES;
 
+/**
+ * Checks a proof that arrives already decoded (an {@link IndexProof} built by the caller, not read
+ * from bytes or JSON) against the rules every encoded proof meets, so that a proof holds or fails
+ * the same whatever form it came in (docs/verifiable-index.md, "Proofs": one encoding per proof).
+ *
+ * @param proof - anything claimed to be an {@link IndexProof}
+ * @throws {IndexProofFormatError} naming the part that is wrong: not a proof object, an unknown
+ *   kind, a depth beyond 256, a sibling not 32 bytes or spelled as the empty hash, a presence with
+ *   a leaf, a leaf whose key path or entry digest is not 32 bytes
+ */
+export function assertIndexProofWellFormed(proof: unknown): asserts proof is IndexProof {
+  if (typeof proof !== 'object' || proof === null) throw new IndexProofFormatError('', 'expected a proof object');
+  const { kind, siblings, leaf } = proof as Record<string, unknown>;
+  if (kind !== 'presence' && kind !== 'absence')
+    throw new IndexProofFormatError('kind', 'expected presence or absence');
+  if (!Array.isArray(siblings)) throw new IndexProofFormatError('siblings', 'expected an array');
+  if (leaf !== null && typeof leaf !== 'object') {
+    throw new IndexProofFormatError('leaf', 'expected an object or null');
+  }
+  assertWellFormed(proof as IndexProof);
+}
+
 /** The rules every proof meets, whichever form it came in. */
 function assertWellFormed(proof: IndexProof): void {
   if (proof.siblings.length > KEY_PATH_BITS) {
     throw new IndexProofFormatError('depth', `depth ${proof.siblings.length} is beyond ${KEY_PATH_BITS}`);
   }
-  proof.siblings.forEach((s, i) => {
-    if (s === null) return;
+  // An index loop, not forEach: a hole in a caller's array is refused, not skipped.
+  for (let i = 0; i < proof.siblings.length; i += 1) {
+    const s = proof.siblings[i];
+    if (s === null) continue;
     if (!isHash(s)) throw new IndexProofFormatError(`siblings.${i}`, 'not 32 bytes');
     // One encoding per proof: an empty sibling is spelled as absent, never as the empty hash.
     if (isEmptyIndexHash(s)) throw new IndexProofFormatError(`siblings.${i}`, 'the empty-subtree hash, spelled out');
-  });
+  }
   if (proof.kind === 'presence' && proof.leaf !== null) {
     throw new IndexProofFormatError('leaf', 'a proof of presence carries no other leaf');
   }

@@ -6,16 +6,22 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STACK_OUTPUT_KEYS } from '../../client/stack-outputs';
 import { SEAL_QUEUE_RETENTION_SECONDS } from '../../functions/sealer/seal-request-check';
+import { VISIBILITY_TO_TIMEOUT_RATIO } from '../../infra/constructs/event-source-visibility-timeout';
 import {
   DEFAULT_MAX_RECEIVE_COUNT,
   MAX_MESSAGE_SIZE_BYTES,
   QUEUE_RETENTION,
-  VISIBILITY_TO_TIMEOUT_RATIO,
 } from '../../infra/constructs/queue-consumer';
 import { RESEAL_RUNTIME } from '../../infra/constructs/reseal-function';
 import { eventBusNameOf } from '../../infra/event-bus-name';
 import {
+  guardBatchingWaitSeconds,
+  LOW_TRAFFIC_BATCHING_WAIT_SECONDS,
+  RECEIPT_AGE_PER_GUARD_WAIT_SECOND,
+} from '../../infra/guard-batching-wait';
+import {
   DEFAULT_GUARD_BATCHING_WINDOW_SECONDS,
+  DEFAULT_INTEGRATION_INTERVAL_SECONDS,
   INTEGRATION_MAX_CONCURRENCY,
   ResealStack,
 } from '../../infra/reseal-stack';
@@ -135,17 +141,34 @@ describe('ResealStack template', () => {
     expect(withRedrive).toHaveLength(3);
   });
 
-  it('each work queue visibility timeout is VISIBILITY_TO_TIMEOUT_RATIO times its consumer timeout', () => {
+  it("each work queue's visibility timeout is VISIBILITY_TO_TIMEOUT_RATIO times its consumer's timeout plus its batching window (AWS's advice for SQS event sources)", () => {
     const mappings = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping');
     expect(mappings).toHaveLength(3);
+    const windows: number[] = [];
     for (const m of mappings) {
       const queueId = (props(m).EventSourceArn as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
       const fnId = (props(m).FunctionName as { Ref: string }).Ref;
       const visibility = resources[queueId]?.Properties?.VisibilityTimeout as number;
       const timeout = resources[fnId]?.Properties?.Timeout as number;
+      const window = (props(m).MaximumBatchingWindowInSeconds as number | undefined) ?? 0;
+      windows.push(window);
       expect(timeout).toBeGreaterThan(0);
-      expect(visibility).toBe(VISIBILITY_TO_TIMEOUT_RATIO * timeout);
+      expect(visibility).toBe(VISIBILITY_TO_TIMEOUT_RATIO * timeout + window);
     }
+    // The guard's (1 s) and the integrator's (2 s) windows are counted; the sealer's FIFO queue has none.
+    expect(windows.sort()).toEqual([0, DEFAULT_GUARD_BATCHING_WINDOW_SECONDS, DEFAULT_INTEGRATION_INTERVAL_SECONDS]);
+    const wide = Template.fromStack(
+      new ResealStack(new App({ context: synthContext }), 'WideWindows', {
+        guardBatchingWindowSeconds: 300,
+        maxReceiptAgeSeconds: 1200,
+        integrationIntervalSeconds: 300,
+      }),
+    ).toJSON().Resources as Resources;
+    const visibilities = Object.values(wide)
+      .filter((r) => r.Type === 'AWS::SQS::Queue' && r.Properties?.RedrivePolicy !== undefined)
+      .map((r) => r.Properties?.VisibilityTimeout);
+    // guard 6 × 30 + 300, integrator 6 × 60 + 300, sealer (FIFO, no window) 6 × its timeout.
+    expect(visibilities).toEqual(expect.arrayContaining([480, 660]));
   });
 
   it('SQS event sources report batch item failures', () => {
@@ -184,9 +207,12 @@ describe('ResealStack template', () => {
   });
 
   it('guardBatchingWindowSeconds sets the window (0: none) and is refused at synth unless whole seconds, 0 to 300', () => {
-    const guardMapping = (windowSeconds: number, id: string) => {
+    const guardMapping = (windowSeconds: number, id: string, maxReceiptAgeSeconds?: number) => {
       const synthesized = Template.fromStack(
-        new ResealStack(new App({ context: synthContext }), id, { guardBatchingWindowSeconds: windowSeconds }),
+        new ResealStack(new App({ context: synthContext }), id, {
+          guardBatchingWindowSeconds: windowSeconds,
+          maxReceiptAgeSeconds,
+        }),
       ).toJSON().Resources as Resources;
       const guardFn = Object.entries(synthesized).find(
         ([, r]) =>
@@ -200,13 +226,32 @@ describe('ResealStack template', () => {
       );
     };
     expect(props(guardMapping(20, 'GuardWindow20')).MaximumBatchingWindowInSeconds).toBe(20);
-    expect(props(guardMapping(300, 'GuardWindow300')).MaximumBatchingWindowInSeconds).toBe(300);
+    expect(props(guardMapping(300, 'GuardWindow300', 1200)).MaximumBatchingWindowInSeconds).toBe(300);
     expect(props(guardMapping(0, 'GuardWindow0')).MaximumBatchingWindowInSeconds).toBeUndefined();
     for (const bad of [-1, 301, 1.5, Number.NaN]) {
-      expect(() => guardMapping(bad, `GuardWindowBad${String(bad).replace(/\W/g, '')}`)).toThrow(
+      expect(() => guardMapping(bad, `GuardWindowBad${String(bad).replace(/\W/g, '')}`, 1300)).toThrow(
         /guardBatchingWindowSeconds: expected whole seconds, 0 to 300/,
       );
     }
+  });
+
+  it('docs/infrastructure.md "The guard\'s batching window": a window that may hold a write longer than a quarter of the receipt age is refused at synth', () => {
+    const synth = (guardBatchingWindowSeconds: number, maxReceiptAgeSeconds: number | undefined, id: string) =>
+      new ResealStack(new App({ context: synthContext }), id, { guardBatchingWindowSeconds, maxReceiptAgeSeconds });
+    expect(RECEIPT_AGE_PER_GUARD_WAIT_SECOND).toBe(4);
+    expect(LOW_TRAFFIC_BATCHING_WAIT_SECONDS).toBe(20);
+    expect([0, 1, 20, 225, 300].map(guardBatchingWaitSeconds)).toEqual([0, 20, 20, 225, 300]);
+    const refused = /guardBatchingWindowSeconds: .* more than a quarter of maxReceiptAgeSeconds/;
+    // The default receipt age (900 s) takes a window up to 225 s.
+    expect(() => synth(225, undefined, 'Window225')).not.toThrow();
+    expect(() => synth(226, undefined, 'Window226')).toThrow(refused);
+    expect(() => synth(300, 1199, 'Window300Age1199')).toThrow(refused);
+    // A 120 s window with 60 s receipts would refuse sparse writes RECEIPT_EXPIRED.
+    expect(() => synth(120, 60, 'Window120Age60')).toThrow(refused);
+    // Any window may hold a quiet queue's write 20 s: 80 s of receipt age at least, or no window.
+    expect(() => synth(1, 79, 'Window1Age79')).toThrow(refused);
+    expect(() => synth(1, 80, 'Window1Age80')).not.toThrow();
+    expect(() => synth(0, 1, 'Window0Age1')).not.toThrow();
   });
 
   it('the integration queue runs two integrator invocations at most, and the integrator is not throttled by a reserved concurrency (docs/deployment-log.md, "One integration at a time")', () => {

@@ -5,6 +5,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LineageKeys } from '../../adapters/lineage-keys';
+import { VISIBILITY_TO_TIMEOUT_RATIO } from '../../infra/constructs/event-source-visibility-timeout';
 import { DEFAULT_GUARD_BATCHING_WINDOW_SECONDS, ResealStack } from '../../infra/reseal-stack';
 import { InvalidInputError } from '../../shared/errors';
 import type { Tenant } from '../../shared/tenancy/tenants';
@@ -274,6 +275,13 @@ describe('ResealStack with tenants', () => {
       expect(r.Properties?.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
       // Each tenant queue gathers writes as the stack's own does (docs/infrastructure.md, "The guard's batching window").
       expect(r.Properties?.MaximumBatchingWindowInSeconds).toBe(DEFAULT_GUARD_BATCHING_WINDOW_SECONDS);
+    }
+    // Each tenant queue's visibility timeout: six times the guard's timeout plus the window (AWS's advice).
+    const guardTimeout = props(functionOf('reseal-guard')[1]).Timeout as number;
+    for (const tenant of TENANTS) {
+      expect(resources[tenantQueueId(tenant.id)]?.Properties?.VisibilityTimeout).toBe(
+        VISIBILITY_TO_TIMEOUT_RATIO * guardTimeout + DEFAULT_GUARD_BATCHING_WINDOW_SECONDS,
+      );
     }
     expect(joinedJson(envOf('reseal-guard').TENANT_QUEUES)).toEqual(
       TENANTS.map((tenant) => ({ queueArn: `Arn:${tenantQueueId(tenant.id)}`, tenantId: tenant.id })),

@@ -276,6 +276,8 @@ class IndexProof:
 
 
 def _well_formed(proof: IndexProof) -> IndexProof:
+    if proof.kind not in ("presence", "absence"):
+        raise IndexProofFormatError("kind", "expected presence or absence")
     if len(proof.siblings) > _KEY_PATH_BITS:
         raise IndexProofFormatError("depth", f"depth {len(proof.siblings)} is beyond {_KEY_PATH_BITS}")
     for i, sibling in enumerate(proof.siblings):

@@ -1,12 +1,18 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { HashDomain } from '../../../../shared/canonical/hash-domain';
+import { IndexProofFormatError } from '../../../../shared/errors';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
 import { checkIndexAbsence, checkIndexPresence } from '../../../../shared/index/check-index';
 import { entryDigest, entryKey, type IndexEntry, parseIndexEntry } from '../../../../shared/index/index-entry';
 import { emptyIndexHash, indexLeafHash } from '../../../../shared/index/index-hash';
 import { indexKeyPath, parseIndexKey } from '../../../../shared/index/index-key';
-import { decodeIndexProof, encodeIndexProof, indexProofFromJson } from '../../../../shared/index/index-proof';
+import {
+  decodeIndexProof,
+  encodeIndexProof,
+  type IndexProof,
+  indexProofFromJson,
+} from '../../../../shared/index/index-proof';
 import { parseIndexUpdates } from '../../../../shared/index/index-update';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
@@ -125,5 +131,70 @@ describe('test/vectors/index.json, reproduced by shared/index', () => {
     expect(hexOf(after.root)).toBe(vectors.update.rootHex);
     expect(after.findings.map((f) => f.kind)).toEqual(vectors.update.findings);
     expect(after.nodesWritten).toBe(vectors.update.nodesWritten);
+  });
+});
+
+/**
+ * The hostile proofs python/tests/test_index.py builds the same way from the same vector proofs:
+ * a decoded proof meets the rules of the binary and JSON forms, so no form holds what another refuses.
+ */
+describe('test/vectors/index.json: a proof passed decoded meets the rules of its encoded forms', () => {
+  const root = bytes(vectors.rootHex);
+  const presence = vectors.proofs[0] as (typeof vectors.proofs)[number];
+  const atLeaf = vectors.proofs.find((p) => p.proofJson.leaf !== null) as (typeof vectors.proofs)[number];
+  const entry = parseIndexEntry(presence.entry);
+  const good = decodeIndexProof(bytes(presence.proofHex));
+  const leafProof = decodeIndexProof(bytes(atLeaf.proofHex));
+  const firstEmpty = good.siblings.indexOf(null);
+  const withSibling = (i: number, s: Uint8Array | null) => good.siblings.map((x, j) => (j === i ? s : x));
+  const hostile: [string, unknown, 'presence' | 'absence'][] = [
+    [
+      'an empty sibling spelled as the empty hash',
+      { ...good, siblings: withSibling(firstEmpty, emptyIndexHash()) },
+      'presence',
+    ],
+    [
+      'a proof 300 deep',
+      { ...good, siblings: [...good.siblings, ...Array(300 - good.siblings.length).fill(null)] },
+      'presence',
+    ],
+    [
+      'a proof 257 deep',
+      { ...good, siblings: [...good.siblings, ...Array(257 - good.siblings.length).fill(null)] },
+      'presence',
+    ],
+    [
+      'a sibling of 31 bytes',
+      { ...good, siblings: withSibling(1, (good.siblings[1] as Uint8Array).slice(1)) },
+      'presence',
+    ],
+    ['a presence carrying another leaf', { ...good, leaf: leafProof.leaf }, 'presence'],
+    ['an unknown kind', { ...good, kind: 'both' }, 'presence'],
+    [
+      'an other leaf with a 31-byte key path',
+      { ...leafProof, leaf: { ...leafProof.leaf, keyPath: new Uint8Array(31) } },
+      'absence',
+    ],
+  ];
+
+  it('the unaltered proofs hold decoded, as in bytes and JSON', () => {
+    expect(firstEmpty).toBeGreaterThanOrEqual(0);
+    expect(checkIndexPresence(root, entry, good)).toBeNull();
+    expect(checkIndexAbsence(root, parseIndexKey(atLeaf.key), leafProof)).toBeNull();
+  });
+
+  it.each(hostile)('%s is MALFORMED, as its encoding would be refused', (_what, proof, kind) => {
+    const finding =
+      kind === 'presence'
+        ? checkIndexPresence(root, entry, proof as IndexProof)
+        : checkIndexAbsence(root, parseIndexKey(atLeaf.key), proof as IndexProof);
+    expect(finding?.code).toBe('MALFORMED');
+    expect(() => encodeIndexProof(proof as IndexProof)).toThrow(IndexProofFormatError);
+  });
+
+  it('a hole in the siblings array is refused, not read as an empty sibling', () => {
+    const holed: (Uint8Array | null)[] = good.siblings.slice();
+    delete holed[firstEmpty];
+    expect(checkIndexPresence(root, entry, { ...good, siblings: holed })?.code).toBe('MALFORMED');
   });
 });
