@@ -15,7 +15,7 @@ import { WitnessStack } from './witness-stack';
  * - `maxReceiptAgeSeconds`: the guard's receipt age limit (default `DEFAULT_MAX_RECEIPT_AGE_SECONDS`, 900);
  * - `guardBatchingWindowSeconds`: the guard's event source batching window, whole seconds 0 to 300, its
  *   wait at most a quarter of the receipt age
- *   (the stack's `guardBatchingWindowSeconds` prop; default `DEFAULT_GUARD_BATCHING_WINDOW_SECONDS`, 1);
+ *   (the stack's `guardBatchingWindowSeconds` prop; default `DEFAULT_GUARD_BATCHING_WINDOW_SECONDS`, 0: none);
  * - `stackName`: deploy under another name (default `ResealStack`);
  * - `witnessLogKeys`: the log vkey(s) a witness cosigns for; when given, the app also holds
  *   `ResealWitnessStack` (docs/witness.md, "Deployment"), named by `witnessStackName` and with

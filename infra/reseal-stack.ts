@@ -73,7 +73,7 @@ export interface ResealStackProps extends StackProps {
    * for (the writer's probe-to-send time and the queue's own delays) and a sparse write is not
    * refused `RECEIPT_EXPIRED` for the window alone (docs/infrastructure.md, "The guard's batching
    * window"). Each queue's visibility timeout grows by the window.
-   * @default DEFAULT_GUARD_BATCHING_WINDOW_SECONDS (1)
+   * @default DEFAULT_GUARD_BATCHING_WINDOW_SECONDS (0: none)
    */
   readonly guardBatchingWindowSeconds?: number;
   /**
@@ -144,14 +144,16 @@ export const DEFAULT_INTEGRATION_INTERVAL_SECONDS = CLIENT_DEFAULT_INTERVAL_SECO
 /** The default maximum age of cosignatures, seconds (docs/deployment-log.md): the client's default, one value. */
 export const DEFAULT_WITNESS_MAX_AGE_SECONDS = DEFAULT_MAX_AGE_SECONDS;
 /**
- * The guard's default batching window, seconds. At 1 s the guard's batches fill (10 writes, the
- * event source's batch size) from 10 writes/s up, where its per-invocation costs matter; above
- * that rate a batch is invoked as soon as it is full, so the wait shrinks to the time 10 writes
- * take to arrive. Below it the wait is not bounded by the window: AWS documents that with a window
- * set and very little traffic Lambda may wait up to {@link LOW_TRAFFIC_BATCHING_WAIT_SECONDS} before
- * invoking (docs/infrastructure.md, "The guard's batching window").
+ * The guard's default batching window, seconds: 0, none. A window fills the guard's batches (10
+ * writes, the event source's batch size) and saves its per-invocation costs from about 10 writes/s
+ * up (at 1 s: 0.135 guard invocations a sparse write against 0.9, docs/infrastructure.md, "Cost
+ * and quotas"), but below that rate the wait is not bounded by the window: AWS documents that with
+ * a window set and very little traffic Lambda may wait up to {@link LOW_TRAFFIC_BATCHING_WAIT_SECONDS}
+ * before invoking (docs/infrastructure.md, "The guard's batching window"), which a remote MCP
+ * write's wait (25 s) would not survive. So it is off unless the operator, knowing the traffic,
+ * turns it on (`-c guardBatchingWindowSeconds=1`).
  */
-export const DEFAULT_GUARD_BATCHING_WINDOW_SECONDS = 1;
+export const DEFAULT_GUARD_BATCHING_WINDOW_SECONDS = 0;
 /** The largest batching window an SQS event source takes, seconds (`MaximumBatchingWindowInSeconds`). */
 export const MAX_BATCHING_WINDOW_SECONDS = 300;
 /** Notices per integration at most (Lambda's 6 MB payload holds 500 notices of 40 residual ids each). */

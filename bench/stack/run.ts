@@ -18,6 +18,14 @@ import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/cl
 import { DEFAULT_INTEGRATION_INTERVAL_SECONDS } from '../../client/freshness-policy';
 import type { StackOutputs } from '../../client/stack-outputs';
 import { DEFAULT_GUARD_BATCHING_WINDOW_SECONDS } from '../../infra/reseal-stack';
+
+/**
+ * The guard window the sparse scenarios emulate by default, seconds: 1, the setting the cost
+ * model's batched guard share (`SPARSE_GUARD_SHARE.batched`, shared/cost/measured-usage.ts) is
+ * measured at; `--guard-window 0` measures the stack's default, none.
+ */
+const BENCH_GUARD_WINDOW_SECONDS = 1;
+
 import { checkEndpoint } from '../../scripts/emulator/check-endpoint';
 import { clientConfig, deployStack, STACK_NAME } from '../../scripts/emulator/deploy';
 import { EMULATOR_DIR, type Emulator, ROOT, startEmulator } from '../../scripts/emulator/emulator';
@@ -74,7 +82,8 @@ const USAGE = `usage: npm run bench:stack -- [options]
   --recalls N            recalls per target (latest, by seq) and size (default 3)
   --floor-writes N       design-floor writes timed (default 20)
   --guard-window S       the guard's batching window emulated in the sparse scenarios, whole seconds
-                         (default ${DEFAULT_GUARD_BATCHING_WINDOW_SECONDS}, the stack's; 0: none). MiniStack ignores the window, so the
+                         (default ${BENCH_GUARD_WINDOW_SECONDS}, the window the cost model's batched guard share is
+                         measured with; the stack's default is ${DEFAULT_GUARD_BATCHING_WINDOW_SECONDS}; 0: none). MiniStack ignores the window, so the
                          bench pauses the guard's event source and re-enables it once a window
                          (bench/stack/guard-window.ts)
   --only sparse          the write floor and the sparse scenarios alone (no busy lineage, recall
@@ -118,7 +127,7 @@ export function parseBenchArgs(argv: readonly string[]): StackBenchOptions | 'he
       'sparse-seconds': { type: 'string', default: '4' },
       recalls: { type: 'string', default: '3' },
       'floor-writes': { type: 'string', default: '20' },
-      'guard-window': { type: 'string', default: String(DEFAULT_GUARD_BATCHING_WINDOW_SECONDS) },
+      'guard-window': { type: 'string', default: String(BENCH_GUARD_WINDOW_SECONDS) },
       only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -422,7 +431,7 @@ async function main(argv: readonly string[]): Promise<void> {
       ...GUARD_BATCHES_HEADER,
       ...writes.filter((m) => m.guardBatches !== undefined).map(guardBatchesRow),
       '',
-      `MiniStack ignores the event source's batching window (\`MaximumBatchingWindowInSeconds\`, the stack's ${DEFAULT_GUARD_BATCHING_WINDOW_SECONDS} s): where a window is shown it was emulated, the guard's event source mapping paused and re-enabled once a window until the queue was empty (bench/stack/guard-window.ts; docs/infrastructure.md, "The guard's batching window"); without one, MiniStack's poller took whatever each pass found. The batches are the ones MiniStack logged, failed records included; the guard pollers' \`ReceiveMessage\` is billed by the 64 KiB chunks of each batch, at the client's mean message size.`,
+      `MiniStack ignores the event source's batching window (\`MaximumBatchingWindowInSeconds\`, \`guardBatchingWindowSeconds\`, ${DEFAULT_GUARD_BATCHING_WINDOW_SECONDS} s by default): where a window is shown it was emulated, the guard's event source mapping paused and re-enabled once a window until the queue was empty (bench/stack/guard-window.ts; docs/infrastructure.md, "The guard's batching window"); without one, MiniStack's poller took whatever each pass found. The batches are the ones MiniStack logged, failed records included; the guard pollers' \`ReceiveMessage\` is billed by the 64 KiB chunks of each batch, at the client's mean message size.`,
       '',
       '## Cost per million operations (cost model, bench/prices.json)',
       '',

@@ -18,6 +18,8 @@ export const DeployEstimateShape = z.object({
   priceSources: z.array(z.string()),
   usageSource: z.string(),
   usdPerMillionWrites: z.number(),
+  /** Per million writes with the guard's batching window on (`guardBatchingWindowSeconds` ≥ 1). */
+  usdPerMillionWritesWithGuardWindow: z.number(),
   usdPerMillionRecalls: z.number(),
   usdPerMonthFixed: z.number(),
   writeLines: z.array(CostLineShape),
@@ -65,6 +67,7 @@ export function deployShape(deployment: {
       priceSources: [...estimate.priceSources],
       usageSource: estimate.usageSource,
       usdPerMillionWrites: estimate.write.usdPerMillion,
+      usdPerMillionWritesWithGuardWindow: estimate.writeWithGuardWindow.usdPerMillion,
       usdPerMillionRecalls: estimate.recall.usdPerMillion,
       usdPerMonthFixed: estimate.monthly.usdPerMonth,
       writeLines: lines(estimate.write),

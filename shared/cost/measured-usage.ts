@@ -30,6 +30,36 @@ export const SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE = 0.31;
 const FIFO_CHUNKS_PER_BATCH = 2;
 
 /**
+ * The guard's share of a sparse write (units per write), apart from {@link MEASURED_USAGE}'s
+ * `write` because it depends on the deployment's `guardBatchingWindowSeconds`
+ * (docs/infrastructure.md, "The guard's batching window"):
+ *
+ * - `unbatched` (the default, no window; run of 2026-12-06 13:34 UTC): about one message an
+ *   invocation, 0.9 invocations a write, each its pollers' `ReceiveMessage` (one 64 KiB chunk) and
+ *   `DeleteMessageBatch`, one `SendMessageBatch` to `seal-requests` (one chunk), one Lambda
+ *   request, 0.0304 GB-s and 997 log bytes a write;
+ * - `batched` (a 1 s window, emulated; run of 15:59 UTC): {@link SPARSE_GUARD_INVOCATIONS_PER_WRITE}
+ *   invocations, {@link SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE} receive units, a
+ *   `SendMessageBatch` of two chunks an invocation, 0.0208 GB-s and 260 log bytes a write.
+ */
+export const SPARSE_GUARD_SHARE = {
+  unbatched: {
+    sqsStandardRequest: 0.9 + 0.9,
+    sqsFifoRequest: 0.9,
+    lambdaRequest: 0.9,
+    lambdaArmGbSecond: 0.0304,
+    logsIngestedGb: 997 / 1e9,
+  },
+  batched: {
+    sqsStandardRequest: SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE + SPARSE_GUARD_INVOCATIONS_PER_WRITE,
+    sqsFifoRequest: FIFO_CHUNKS_PER_BATCH * SPARSE_GUARD_INVOCATIONS_PER_WRITE,
+    lambdaRequest: SPARSE_GUARD_INVOCATIONS_PER_WRITE,
+    lambdaArmGbSecond: 0.0208,
+    logsIngestedGb: 260 / 1e9,
+  },
+} as const satisfies Record<'unbatched' | 'batched', Usage>;
+
+/**
  * Billable units per operation as the emulator bench counted them (docs/infrastructure.md, "Cost
  * and quotas"; bench/RESULTS.md, "Calls per operation"), the functions' and the agent's client's
  * calls together:
@@ -59,9 +89,8 @@ const FIFO_CHUNKS_PER_BATCH = 2;
  *   of its seal (`GetItem` 6.82 for 5.82 read units, `Query` 2.09 for 2.02, and its
  *   `BatchGetItem` items, 2.17 read units by their size, the emulator reporting none for them:
  *   every poll until the outcome, at the emulator's p50 of 13 s from publish, an upper bound of a
- *   deployment's; docs/pipeline.md "Learning the outcome of a write"); the client's `SendMessage`
- *   and the guard pollers' receive units and `DeleteMessageBatch`; Lambda invocations, GB-s and
- *   log bytes of the guard and the sealer (one summary line per invocation on the success path,
+ *   deployment's; docs/pipeline.md "Learning the outcome of a write"); the client's `SendMessage`;
+ *   Lambda invocations, GB-s and log bytes of the sealer (one summary line per invocation on the success path,
  *   docs/pipeline.md "Logs and metrics"). The integrator's calls (its index tile writes, its
  *   `VerifyMac` and `Sign`, its commits and lease, the sealed-run notices, one `SendMessageBatch`
  *   per sealer invocation) are left out here: the emulator integrates a few writes at a time on an
@@ -69,6 +98,8 @@ const FIFO_CHUNKS_PER_BATCH = 2;
  * - `recall` (run of 2026-12-05 13:33 UTC): latest record of a 100-record lineage: two events
  *   (`RecallRequested`, `TriageCompleted`), triage's reads and its stored report (2 WCU), the
  *   client's proof reads.
+ * - `guard`: the guard's share of a write, without and with its batching window
+ *   ({@link SPARSE_GUARD_SHARE}); the deploy estimate adds the one of the deployment's setting.
  * - `index`: the deployment index's share of a write, modelled at 10^6 keys for the sparse
  *   scenario at its nominal rate (shared/cost/index-usage.ts): the sealer's index read per run and
  *   the integrator's work per integration, amortized. The deploy estimate adds it to `write`.
@@ -83,14 +114,12 @@ export const MEASURED_USAGE = {
     kmsAsymmetricRequest: 0,
     dynamodbWriteRequestUnit: 4,
     dynamodbReadRequestUnit: 3.21 + 2.01 + 5.82 + 2.02 + 2.17,
-    sqsStandardRequest: 1 + SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE + SPARSE_GUARD_INVOCATIONS_PER_WRITE,
-    sqsFifoRequest:
-      FIFO_CHUNKS_PER_BATCH * SPARSE_GUARD_INVOCATIONS_PER_WRITE +
-      (FIFO_CHUNKS_PER_BATCH + 1) * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
+    sqsStandardRequest: 1,
+    sqsFifoRequest: (FIFO_CHUNKS_PER_BATCH + 1) * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
     eventBridgeCustomEvent: SPARSE_SEALER_INVOCATIONS_PER_WRITE,
-    lambdaRequest: SPARSE_GUARD_INVOCATIONS_PER_WRITE + SPARSE_SEALER_INVOCATIONS_PER_WRITE,
-    lambdaArmGbSecond: 0.0208 + 0.0285,
-    logsIngestedGb: (260 + 223) / 1e9,
+    lambdaRequest: SPARSE_SEALER_INVOCATIONS_PER_WRITE,
+    lambdaArmGbSecond: 0.0285,
+    logsIngestedGb: 223 / 1e9,
   },
   recall: {
     dynamodbWriteRequestUnit: 2,
@@ -101,4 +130,11 @@ export const MEASURED_USAGE = {
     logsIngestedGb: 1427 / 1e9,
   },
   index: indexUsagePerWrite(SPARSE_INDEX_LOAD),
-} as const satisfies { source: string; write: Usage; recall: Usage; index: Usage };
+  guard: SPARSE_GUARD_SHARE,
+} as const satisfies {
+  source: string;
+  write: Usage;
+  recall: Usage;
+  index: Usage;
+  guard: Record<'unbatched' | 'batched', Usage>;
+};

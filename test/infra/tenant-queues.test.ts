@@ -274,7 +274,7 @@ describe('ResealStack with tenants', () => {
     for (const [, r] of mappings) {
       expect(r.Properties?.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
       // Each tenant queue gathers writes as the stack's own does (docs/infrastructure.md, "The guard's batching window").
-      expect(r.Properties?.MaximumBatchingWindowInSeconds).toBe(DEFAULT_GUARD_BATCHING_WINDOW_SECONDS);
+      expect(r.Properties?.MaximumBatchingWindowInSeconds ?? 0).toBe(DEFAULT_GUARD_BATCHING_WINDOW_SECONDS);
     }
     // Each tenant queue's visibility timeout: six times the guard's timeout plus the window (AWS's advice).
     const guardTimeout = props(functionOf('reseal-guard')[1]).Timeout as number;

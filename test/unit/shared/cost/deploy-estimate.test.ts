@@ -17,15 +17,21 @@ const prices = PriceTableSchema.parse(JSON.parse(readFileSync(join(ROOT, 'bench'
 describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', () => {
   it("prices the bench's measured write with the index's modelled share, the recall, and the template's keys and alarms a month", () => {
     const estimate = deployEstimate(prices, { kmsKeyMonth: 3, cloudWatchAlarmMonth: 3 });
-    expect(estimate.write).toEqual(costPerMillion(addUsage(MEASURED_USAGE.write, MEASURED_USAGE.index), prices));
+    const sealed = addUsage(MEASURED_USAGE.write, MEASURED_USAGE.index);
+    expect(estimate.write).toEqual(costPerMillion(addUsage(sealed, MEASURED_USAGE.guard.unbatched), prices));
+    expect(estimate.writeWithGuardWindow).toEqual(
+      costPerMillion(addUsage(sealed, MEASURED_USAGE.guard.batched), prices),
+    );
     expect(estimate.index).toEqual(costPerMillion(MEASURED_USAGE.index, prices));
     expect(estimate.recall).toEqual(costPerMillion(MEASURED_USAGE.recall, prices));
     // The recorded bench run's sealer path and the index at 10^6 keys (bench/RESULTS.md, "The
     // guard's batching window, the per-invocation event and the cheaper outcome proof"): about
-    // $12.5 per million sparse writes ($17.4 before a residual id's path shared its lineage's first
-    // 16 bits, the guard's window, one event per sealer invocation and the cheaper outcome proof),
-    // $4.97 of it the index in tiles (docs/infrastructure.md, "The index's share").
-    expect(estimate.write.usdPerMillion).toBeCloseTo(12.53, 1);
+    // $14.0 per million sparse writes with the stack's default, no guard window, and $12.5 with a
+    // 1 s window ($17.4 before a residual id's path shared its lineage's first 16 bits, one event
+    // per sealer invocation and the cheaper outcome proof), $4.97 of it the index in tiles
+    // (docs/infrastructure.md, "The index's share").
+    expect(estimate.write.usdPerMillion).toBeCloseTo(14.04, 1);
+    expect(estimate.writeWithGuardWindow.usdPerMillion).toBeCloseTo(12.53, 1);
     // The symmetric requests: the sealer invocation's two `GenerateMac`, one for all its records and
     // one for all its head states (0.175 invocations a write, measured: 0.35), no `VerifyMac` of the
     // head it stored itself
@@ -33,15 +39,24 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     // head-state MAC once per integration (17.5 sealer invocations, 100 writes: 0.175 a write).
     expect(MEASURED_USAGE.write.kmsSymmetricRequest).toBeCloseTo(0.35, 9);
     expect(estimate.write.lines.find((l) => l.dimension === 'kmsSymmetricRequest')?.units).toBeCloseTo(0.525, 9);
-    // The guard's share as the bench counted it with its 1 s batching window emulated, 7.4
-    // messages an invocation (docs/infrastructure.md, "The guard's batching window"): its pollers'
-    // receive units and delete, its forward to the FIFO queue and its Lambda request.
+    // The guard's share as the bench counted it: about one message an invocation without a window
+    // (0.9 invocations a write), 7.4 with its 1 s window emulated (docs/infrastructure.md, "The
+    // guard's batching window"): its pollers' receive units and delete, its forward to the FIFO
+    // queue and its Lambda request.
     expect(SPARSE_GUARD_INVOCATIONS_PER_WRITE).toBe(0.135);
-    expect(MEASURED_USAGE.write.sqsStandardRequest).toBeCloseTo(
-      1 + SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE + SPARSE_GUARD_INVOCATIONS_PER_WRITE,
+    expect(MEASURED_USAGE.guard.batched.sqsStandardRequest).toBeCloseTo(
+      SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE + SPARSE_GUARD_INVOCATIONS_PER_WRITE,
       9,
     );
-    expect(MEASURED_USAGE.write.lambdaRequest).toBeCloseTo(SPARSE_GUARD_INVOCATIONS_PER_WRITE + 0.175, 9);
+    expect(MEASURED_USAGE.guard.unbatched.lambdaRequest).toBe(0.9);
+    expect(estimate.write.lines.find((l) => l.dimension === 'lambdaRequest')?.units).toBeCloseTo(
+      0.9 + 0.175 + (MEASURED_USAGE.index.lambdaRequest ?? 0),
+      9,
+    );
+    expect(estimate.writeWithGuardWindow.lines.find((l) => l.dimension === 'lambdaRequest')?.units).toBeCloseTo(
+      SPARSE_GUARD_INVOCATIONS_PER_WRITE + 0.175 + (MEASURED_USAGE.index.lambdaRequest ?? 0),
+      9,
+    );
     // One `ResidualSealed` event per sealer invocation, not per record (docs/pipeline.md, "Message shapes").
     expect(MEASURED_USAGE.write.eventBridgeCustomEvent).toBeCloseTo(0.175, 9);
     // The append as built: 4 WCU (record 2, head 1, marker 1) besides the index's tile writes.
