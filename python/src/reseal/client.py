@@ -304,6 +304,11 @@ class _RecallAsked:
     """Records the client read for its own answer, by seq, as stored: proven again from memory."""
 
 
+CLIENT_MANIFEST_CACHE: Final = 64
+"""Manifests a client keeps (``LineageTableReader(manifest_cache=...)``, the TypeScript
+``CLIENT_MANIFEST_CACHE``): each at most 64 KB of canonical JSON, so at most 4 MB."""
+
+
 class ResealClient:
     """The agent-side client of one deployed stack.
 
@@ -344,7 +349,9 @@ class ResealClient:
     ) -> None:
         self.stack = stack
         self.tenant_id = None if tenant_id is None else parse_tenant_id(tenant_id)
-        self.table = LineageTableReader(dynamodb, stack.outputs.table_name)
+        # Proving one write after another reads the agent's manifest item once (docs/pipeline.md,
+        # "Learning the outcome of a write"): a manifest is kept once it hashes to its digest.
+        self.table = LineageTableReader(dynamodb, stack.outputs.table_name, manifest_cache=CLIENT_MANIFEST_CACHE)
         self.policy = policy if policy is not None else freshness_policy(default_policy_text(stack.log_key))
         self._chains = (
             DeploymentChainReader(
