@@ -32,10 +32,15 @@ class MeteredTable(fixtures.Table):
     def __init__(self, items: list[dict[str, Any]]) -> None:
         super().__init__(items)
         self.calls: list[tuple[str, str, int, bool]] = []
+        self.missed_by_copies: set[str] = set()
+        """What an eventually consistent ``get_item`` does not show (``_what`` names): a stale copy."""
 
     def get_item(self, **args: Any) -> dict[str, Any]:
         key = args["Key"]
-        self.calls.append(("GetItem", _what(key["pk"]["S"], key["sk"]["S"]), 1, args["ConsistentRead"]))
+        what = _what(key["pk"]["S"], key["sk"]["S"])
+        self.calls.append(("GetItem", what, 1, args["ConsistentRead"]))
+        if not args["ConsistentRead"] and what in self.missed_by_copies:
+            return {}
         return super().get_item(**args)
 
     def batch_get_item(self, RequestItems: dict[str, Any]) -> dict[str, Any]:
@@ -221,11 +226,13 @@ def test_a_seal_in_a_signed_checkpoint_awaiting_integration_reads_no_node_and_no
     # deployed layout's tiles are), all eventually consistent.
     tiles = [r for r in lineage.table.reads() if r.startswith(("deployment leaf", "index tile"))]
     assert set(tiles) == {"deployment leaf eventual", "index tile eventual"}
-    # The marker, the deployment head (a copy), the deployment log and the index, the lineage's last record key and
+    # The marker (a copy first: the write not yet shown sealed or refused, then strongly), the
+    # deployment head (a copy), the deployment log and the index, the lineage's last record key and
     # head, and the record. The inclusion proof of the last record is the head item's frontier and
     # the consistency proof from the indexed head one record behind takes the record's leaf and that
     # frontier (proven with it): no node read. A seal in a signed checkpoint outranks any refusal.
     assert lineage.table.reads() == [
+        "marker eventual",
         "marker strong",
         "deployment head eventual",
         *tiles,
@@ -233,7 +240,7 @@ def test_a_seal_in_a_signed_checkpoint_awaiting_integration_reads_no_node_and_no
         "lineage head strong",
         "record eventual",
     ]
-    assert lineage.table.units() == 1 + 0.5 + len(tiles) * 0.5 + 1 + 1 + 0.5
+    assert lineage.table.units() == 0.5 + 1 + 0.5 + len(tiles) * 0.5 + 1 + 1 + 0.5
 
 
 def test_an_edited_frontier_is_read_past_from_the_nodes_with_the_same_answer(ts_artifacts: dict[str, Any]) -> None:
@@ -259,6 +266,7 @@ def test_a_seal_already_integrated_reads_no_refusal_and_no_node(ts_artifacts: di
         assert outcome.kind == "SEALED" and state_of(outcome) == "PROVEN"
         reads = [r for r in lineage.table.reads() if not r.startswith(("deployment leaf", "index tile"))]
         assert reads == [
+            "marker eventual",
             "marker strong",
             "deployment head eventual",
             "records strong",
@@ -291,3 +299,35 @@ def test_a_seal_integrated_while_waiting_until_proven_is_proven_the_same(ts_arti
         outcome = lineage.wait(reseal, timeout_s=10, until_proven=True)
     assert outcome.kind == "SEALED" and state_of(outcome) == "PROVEN"
     assert not any(what in ("rejections", "conflicts") for _op, what, _n, _c in lineage.table.calls)
+
+
+def test_the_polls_before_the_seal_read_the_marker_and_the_refusals_in_a_copy(ts_artifacts: dict[str, Any]) -> None:
+    lineage = Lineage(ts_artifacts["records"], signed=True, indexed=2)
+    marker_key = (LineageKeys.lineage(lineage.lineage_id), LineageKeys.residual(lineage.residual_id))
+    marker = lineage.table.items.pop(marker_key)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        reseal = lineage.client(
+            monkeypatch, lambda n: lineage.table.items.update({marker_key: marker}) if n == 3 else None
+        )
+        outcome = lineage.wait(reseal, timeout_s=10)
+    assert outcome.kind == "SEALED" and state_of(outcome) == "SEALED_AWAITING_INTEGRATION"
+    reads = lineage.table.reads()
+    # Three polls find nothing in a copy (1.5 units each, against 3 strongly); the fourth shows the
+    # marker and the proof reads it again strongly.
+    empty = ["marker eventual", "rejections eventual", "conflicts eventual"]
+    assert reads[:11] == [*empty, *empty, *empty, "marker eventual", "marker strong"]
+    assert not any(r.startswith(("rejections", "conflicts")) for r in reads[11:])
+
+
+def test_a_copy_that_never_shows_the_marker_delays_the_answer_to_the_deadline_never_changes_it(
+    ts_artifacts: dict[str, Any],
+) -> None:
+    lineage = Lineage(ts_artifacts["records"], signed=True, indexed=2)
+    lineage.table.missed_by_copies.add("marker")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        late = lineage.wait(lineage.client(monkeypatch), timeout_s=2)
+        strong = lineage.wait(lineage.client(monkeypatch), timeout_s=0)
+    assert late.kind == strong.kind == "SEALED"
+    assert late.record == strong.record and state_of(late) == state_of(strong) == "SEALED_AWAITING_INTEGRATION"
+    # 4 polls saw nothing in a copy; the deadline's attempt read the marker strongly and answered.
+    assert lineage.table.reads().count("marker eventual") == 4

@@ -55,9 +55,10 @@ class Waiting:
         lineage = self.client.table
         find = lineage.find_by_residual_id
 
-        def counted_find(lineage_id: str, residual_id: str) -> dict[str, Any]:
-            self.proofs += 1
-            return find(lineage_id, residual_id)
+        def counted_find(lineage_id: str, residual_id: str, *, consistent: bool = True) -> dict[str, Any]:
+            # Full proofs read the marker strongly; the first poll's look at a copy is no proof.
+            self.proofs += consistent
+            return find(lineage_id, residual_id, consistent=consistent)
 
         def sleep(seconds: float) -> None:
             self.now_s += seconds

@@ -486,8 +486,18 @@ class ResealClient:
         tamper: list[UnverifiedOutcomeError] = []
         chains = self._chains
         parking = ProofParking(poll_interval_s)
+        shown = [False]
 
         def attempt(final: bool) -> WriteOutcome | None:
+            # Until the write shows sealed or refused, a poll looks at the marker and the refusals
+            # in an eventually consistent copy first (half the read units): nothing there only
+            # means "poll again", and whatever is there is decided on the strong reads that follow
+            # (a copy can miss a marker beside a refusal, or show a marker since put again). The
+            # deadline's attempt reads strongly.
+            if not final and not shown[0]:
+                if not self._shows(request, since, foreign):
+                    return None
+                shown[0] = True
             # A seal waiting on the deployment log: the full proof is run again only when the head
             # moved, the backoff is due, or at the deadline (never skipped there: the answer rests
             # on a proof; the mark is a trigger, never an answer).
@@ -670,24 +680,36 @@ class ResealClient:
                 return sealed
         return self._refusal_of(request, since)
 
+    def _shows(self, request: dict[str, Any], since: int, foreign: list[int]) -> bool:
+        """Whether an eventually consistent copy shows this write's marker (at a seq not known to
+        be another write's) or a refusal signed for it: a trigger for the strong reads, never an answer."""
+        location = self.table.find_by_residual_id(request["lineageId"], request["residualId"], consistent=False)
+        lineage_id = request["lineageId"]
+        if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
+            return True
+        return self._refusals_of(request, since, consistent=False)[0] is not None
+
     def _refusal_of(self, request: dict[str, Any], since: int) -> WriteOutcome | None:
         """The latest refusal of this request signed by the function that decided it, recorded at
         or after ``since``, or ``None``."""
         return self._refusals_of(request, since)[0]
 
-    def _refusals_of(self, request: dict[str, Any], since: int) -> tuple[WriteOutcome | None, WriteOutcome | None]:
+    def _refusals_of(
+        self, request: dict[str, Any], since: int, *, consistent: bool = True
+    ) -> tuple[WriteOutcome | None, WriteOutcome | None]:
         """The refusals of this request signed by the function that decided each, recorded at or
         after ``since``: the latest, and the latest the sealer decided (every conflict, and a
-        rejection at the ``SEALER`` stage); each ``None`` when there is none."""
+        rejection at the ``SEALER`` stage); each ``None`` when there is none. ``consistent=False``:
+        from a copy up to about a second old (:meth:`_shows`, the wait's trigger alone)."""
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         rejections = [
             (r, s)
-            for r in self.table.rejections(lineage_id, residual_id)
+            for r in self.table.rejections(lineage_id, residual_id, consistent=consistent)
             if (s := self._open_refusal("REJECTED", r, request)) is not None and r["atMs"] >= since
         ]
         conflicts = [
             (c, s)
-            for c in self.table.conflicts(lineage_id, residual_id)
+            for c in self.table.conflicts(lineage_id, residual_id, consistent=consistent)
             if (s := self._open_refusal("CONFLICT", c, request)) is not None and c["atMs"] >= since
         ]
 

@@ -620,12 +620,15 @@ class LineageTableReader:
         item = self._get(pk, sk, consistent=False)
         return item if item is not None else self._get(pk, sk)
 
-    def _query_all(self, **query: Any) -> list[Item]:
+    def _query_all(self, consistent: bool = True, **query: Any) -> list[Item]:
         items: list[Item] = []
         start: Any = None
         while True:
             out = self._client.query(
-                TableName=self._table, ConsistentRead=True, **query, **({"ExclusiveStartKey": start} if start else {})
+                TableName=self._table,
+                ConsistentRead=consistent,
+                **query,
+                **({"ExclusiveStartKey": start} if start else {}),
             )
             items.extend(out.get("Items", []))
             start = out.get("LastEvaluatedKey")
@@ -788,27 +791,34 @@ class LineageTableReader:
                         by_seq[seq] = nodes_of(item)
                 keys = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
 
-    def find_by_residual_id(self, lineage_id: str, residual_id: str) -> dict[str, Any] | None:
-        """The residual-id marker as ``{lineageId, seq}``, or ``None``."""
-        item = self._get(LineageKeys.lineage(lineage_id), LineageKeys.residual(residual_id))
+    def find_by_residual_id(
+        self, lineage_id: str, residual_id: str, *, consistent: bool = True
+    ) -> dict[str, Any] | None:
+        """The residual-id marker as ``{lineageId, seq}``, or ``None``. ``consistent=False`` reads a
+        copy up to about a second old (half the read units), which may miss a marker just put or
+        show one since put again: for a caller that decides on a strong read."""
+        item = self._get(LineageKeys.lineage(lineage_id), LineageKeys.residual(residual_id), consistent)
         return None if item is None else location_of(item)
 
     def triage_report(self, lineage_id: str, request_id: str) -> Any:
         """The stored triage report of a recall (see :func:`triage_report_of`)."""
         return triage_report_of(self._get(LineageKeys.triage(lineage_id), request_id))
 
-    def rejections(self, lineage_id: str, residual_id: str) -> list[dict[str, Any]]:
-        """The rejections of one write, oldest first."""
+    def rejections(self, lineage_id: str, residual_id: str, *, consistent: bool = True) -> list[dict[str, Any]]:
+        """The rejections of one write, oldest first (``consistent=False``: from a copy that may
+        miss one just put, as :meth:`find_by_residual_id`)."""
         items = self._query_all(
+            consistent,
             KeyConditionExpression="pk = :pk",
             FilterExpression="residualId = :residualId",
             ExpressionAttributeValues={":pk": _s(LineageKeys.rejection(lineage_id)), ":residualId": _s(residual_id)},
         )
         return sorted((rejection_of(lineage_id, i) for i in items), key=lambda r: (r["atMs"], r["messageId"]))
 
-    def conflicts(self, lineage_id: str, residual_id: str) -> list[dict[str, Any]]:
-        """The conflicts of one write, oldest first."""
+    def conflicts(self, lineage_id: str, residual_id: str, *, consistent: bool = True) -> list[dict[str, Any]]:
+        """The conflicts of one write, oldest first (``consistent=False``: as :meth:`rejections`)."""
         items = self._query_all(
+            consistent,
             KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
             ExpressionAttributeValues={
                 ":pk": _s(LineageKeys.lineage(lineage_id)),
