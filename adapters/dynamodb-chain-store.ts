@@ -392,8 +392,14 @@ export class DynamoDBChainStore implements ChainStore {
     return record;
   }
 
-  async findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null> {
-    const item = await this.#table.get(LineageKeys.lineage(lineageId), LineageKeys.residualSk(residualId));
+  async findByResidualId(
+    lineageId: string,
+    residualId: string,
+    { eventual = false }: { readonly eventual?: boolean } = {},
+  ): Promise<ResidualLocation | null> {
+    const item = await this.#table.get(LineageKeys.lineage(lineageId), LineageKeys.residualSk(residualId), {
+      consistent: !eventual,
+    });
     return item ? markerLocationOf(item) : null;
   }
 

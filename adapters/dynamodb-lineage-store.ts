@@ -64,8 +64,12 @@ export class DynamoDBLineageStore implements LineageStore {
   readRecord(lineageId: string, seq: number): Promise<unknown | null> {
     return this.#chain.readRecord(lineageId, seq);
   }
-  findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null> {
-    return this.#chain.findByResidualId(lineageId, residualId);
+  findByResidualId(
+    lineageId: string,
+    residualId: string,
+    options?: { readonly eventual?: boolean },
+  ): Promise<ResidualLocation | null> {
+    return this.#chain.findByResidualId(lineageId, residualId, options);
   }
   readChain(
     lineageId: string,

@@ -47,10 +47,13 @@ export class DynamoDBOutcomeStore implements OutcomeStore {
 
   async listConflicts(lineageId: string, options: OutcomeFilter = {}): Promise<ConflictRecord[]> {
     const prefix = options.residualId === undefined ? CONFLICT_SK_PREFIX : LineageKeys.conflictsOf(options.residualId);
-    const items = await this.#table.queryAll({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: itemOf({ ':pk': LineageKeys.lineage(lineageId), ':prefix': prefix }),
-    });
+    const items = await this.#table.queryAll(
+      {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: itemOf({ ':pk': LineageKeys.lineage(lineageId), ':prefix': prefix }),
+      },
+      { consistent: !options.eventual },
+    );
     return items.map((item) => conflictOf(lineageId, item)).sort(byTimeThen((c) => c.residualId));
   }
 
@@ -64,6 +67,7 @@ export class DynamoDBOutcomeStore implements OutcomeStore {
             FilterExpression: 'residualId = :residualId',
             ExpressionAttributeValues: itemOf({ ':pk': pk, ':residualId': options.residualId }),
           },
+      { consistent: !options.eventual },
     );
     return items.map((item) => rejectionOf(lineageId, item)).sort(byTimeThen((r) => r.messageId));
   }

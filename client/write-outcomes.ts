@@ -278,7 +278,16 @@ export class WriteOutcomes {
     let sealed: WriteOutcome | null = null;
     const reader = this.#deps.freshness;
     const parking = new ProofParking(options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+    let shown = false;
     const attempt = async ({ final }: PollAttempt): Promise<WriteOutcome | null> => {
+      // Until the write shows sealed or refused, a poll looks at the marker and the refusals in an
+      // eventually consistent copy first (half the read units): nothing there only means "poll
+      // again", and whatever is there is decided on the strong reads that follow (a copy can miss a
+      // marker beside a refusal, or show a marker since put again). The deadline's attempt reads strongly.
+      if (!final && !shown) {
+        if (!(await this.#shows(lineageId, residualId, options, foreign))) return null;
+        shown = true;
+      }
       // A seal waiting on the deployment log: the full proof is run again only when the head moved,
       // the backoff is due, or at the deadline (never skipped there: the answer rests on a proof).
       const mark = reader && parking.parked && !final ? await reader.headMark() : undefined;
@@ -569,6 +578,21 @@ export class WriteOutcomes {
     return this.#refusalOf(lineageId, residualId, options);
   }
 
+  /**
+   * Whether an eventually consistent copy shows this write's marker (at a seq not known to be
+   * another write's) or a refusal signed for it: a trigger for the strong reads, never an answer.
+   */
+  async #shows(
+    lineageId: string,
+    residualId: string,
+    options: WaitForOutcomeOptions,
+    foreign: { seq: number | null },
+  ): Promise<boolean> {
+    const location = await this.#deps.store.findByResidualId(lineageId, residualId, { eventual: true });
+    if (location && location.lineageId === lineageId && location.seq !== foreign.seq) return true;
+    return (await this.#signedRefusals(lineageId, residualId, options, true)).latest !== null;
+  }
+
   /** The latest refusal of this write signed by the function that decided it (since `options.sinceMs`), or `null`. */
   async #refusalOf(
     lineageId: string,
@@ -581,17 +605,19 @@ export class WriteOutcomes {
   /**
    * The refusals of this write signed by the function that decided each (since `options.sinceMs`):
    * the latest (`latest`), and the latest the sealer decided (`sealer`: every conflict, and a rejection of `RejectionStage.SEALER`).
+   * `eventual`: from a copy up to about a second old ({@link WriteOutcomes.waitFor}'s trigger alone).
    */
   async #signedRefusals(
     lineageId: string,
     residualId: string,
     options: WaitForOutcomeOptions,
+    eventual = false,
   ): Promise<{ latest: WriteOutcome | null; sealer: WriteOutcome | null }> {
     const { store } = this.#deps;
     const since = options.sinceMs ?? Number.NEGATIVE_INFINITY;
     const [rejections, conflicts] = await Promise.all([
-      store.listRejections(lineageId, { residualId }),
-      store.listConflicts(lineageId, { residualId }),
+      store.listRejections(lineageId, { residualId, eventual }),
+      store.listConflicts(lineageId, { residualId, eventual }),
     ]);
     const signedRejections = (await this.#proven(rejections, (r) => this.#openRejection(r, options))).filter(
       (r) => r.item.atMs >= since,

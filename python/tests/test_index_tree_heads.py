@@ -322,8 +322,8 @@ def test_a_write_outcome_waits_for_the_index_then_carries_its_receipt(monkeypatc
     published = PublishedWrite("m", fixtures.NOW_MS, {"lineageId": LINEAGE, "residualId": "residual-1"})
     monkeypatch.setattr(client_module, "_binds_request", lambda _record, _request: True)
     reader, table = client([*lineage_items(2), *deployment(1)])
-    monkeypatch.setattr(reader.table, "rejections", lambda *_: [])
-    monkeypatch.setattr(reader.table, "conflicts", lambda *_: [])
+    monkeypatch.setattr(reader.table, "rejections", lambda *_, **__: [])
+    monkeypatch.setattr(reader.table, "conflicts", lambda *_, **__: [])
     waiting = reader.wait_for_outcome(published, timeout_s=0)
     assert waiting.kind == "SEALED" and waiting.checkpoint is None and waiting.freshness is not None
     assert waiting.freshness.state == "SEALED_AWAITING_INTEGRATION" and waiting.seq == 1
@@ -347,8 +347,8 @@ def test_a_refusal_signed_for_the_request_outranks_a_seal_awaiting_integration(
     monkeypatch.setattr(client_module, "_binds_request", lambda _record, _request: True)
     reader, table = client([*lineage_items(2), *deployment(1)])
     refusal = {"stage": "GUARD", "reason": "STALE_STATE", "atMs": fixtures.NOW_MS, "statement": "signed"}
-    monkeypatch.setattr(reader.table, "rejections", lambda *_: [refusal])
-    monkeypatch.setattr(reader.table, "conflicts", lambda *_: [])
+    monkeypatch.setattr(reader.table, "rejections", lambda *_, **__: [refusal])
+    monkeypatch.setattr(reader.table, "conflicts", lambda *_, **__: [])
     # Its statement checks and names this request (the signature checks have tests of their own).
     monkeypatch.setattr(reader, "_open_refusal", lambda _kind, _item, _request: {"reason": "STALE_STATE"})
     for until_proven in (False, True):
@@ -372,12 +372,12 @@ def test_a_refusal_the_sealer_signed_for_a_sealed_request_is_a_tamper_finding(
     reader, table = client([*lineage_items(2), *deployment(1)])
     if kind == "CONFLICT":
         refusal = {"reason": "LINEAGE_INCONSISTENT", "atMs": fixtures.NOW_MS, "statement": "signed"}
-        monkeypatch.setattr(reader.table, "rejections", lambda *_: [])
-        monkeypatch.setattr(reader.table, "conflicts", lambda *_: [refusal])
+        monkeypatch.setattr(reader.table, "rejections", lambda *_, **__: [])
+        monkeypatch.setattr(reader.table, "conflicts", lambda *_, **__: [refusal])
     else:
         refusal = {"stage": "SEALER", "reason": "SEAL_REFUSED", "atMs": fixtures.NOW_MS, "statement": "signed"}
-        monkeypatch.setattr(reader.table, "rejections", lambda *_: [refusal])
-        monkeypatch.setattr(reader.table, "conflicts", lambda *_: [])
+        monkeypatch.setattr(reader.table, "rejections", lambda *_, **__: [refusal])
+        monkeypatch.setattr(reader.table, "conflicts", lambda *_, **__: [])
     # Its statement checks and names this request (the signature checks have tests of their own).
     monkeypatch.setattr(reader, "_open_refusal", lambda _kind, _item, _request: {"reason": refusal["reason"]})
     for until_proven in (False, True):

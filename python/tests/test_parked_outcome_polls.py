@@ -55,9 +55,10 @@ class Waiting:
         lineage = self.client.table
         find = lineage.find_by_residual_id
 
-        def counted_find(lineage_id: str, residual_id: str) -> dict[str, Any]:
-            self.proofs += 1
-            return find(lineage_id, residual_id)
+        def counted_find(lineage_id: str, residual_id: str, *, consistent: bool = True) -> dict[str, Any]:
+            # Full proofs read the marker strongly; the first poll's look at a copy is no proof.
+            self.proofs += consistent
+            return find(lineage_id, residual_id, consistent=consistent)
 
         def sleep(seconds: float) -> None:
             self.now_s += seconds
@@ -90,9 +91,11 @@ def test_a_wait_of_20_polls_on_an_unmoved_head_makes_a_handful_of_full_proofs_en
     assert waiting.sleeps == 20  # 21 attempts, t = 0 … 10 s
     # Full proofs at 0, then due at 1, 3, 7 s (backoff 1, 2, 4 s), and at the deadline: 5, not 21.
     assert waiting.proofs == 5
-    assert waiting.table.head_reads[True] == 5
-    # A mark read at each of the 19 polls between, and once after the first proof (to park on).
-    assert waiting.table.head_reads[False] == 19 + 1
+    # The deployment head strongly by the deadline's proof alone; the proofs before it read a copy.
+    assert waiting.table.head_reads[True] == 1
+    # A mark read at each of the 19 polls between, once after the first proof (to park on), and a
+    # copy by each of the 4 proofs before the deadline.
+    assert waiting.table.head_reads[False] == 19 + 1 + 4
 
 
 def test_the_integration_moves_the_head_and_the_next_poll_proves_the_seal() -> None:
@@ -114,16 +117,18 @@ def test_a_forged_trigger_flip_flopping_at_every_poll_costs_a_proof_each_never_a
         waiting = Waiting(monkeypatch)
         stored = waiting.table.items[HEAD_KEY]
         forged = {**stored, "published": {"S": "a table writer's edit"}}
-        reads = iter(range(1_000))
-        # What the cheap read shows flips between an edited head and the stored one (put and taken
-        # back between the reads); the strongly consistent reads of the proofs see the table's.
-        waiting.table.peek = lambda: forged if next(reads) % 2 == 0 else stored
+        # What the cheap reads show flips between an edited head and the stored one at every poll
+        # (put and taken back between them); the strongly consistent reads see the table's.
+        waiting.table.peek = lambda: forged if int(waiting.now_s / 0.5) % 2 == 0 else stored
         outcome = waiting.wait(2)
     assert outcome.kind == "SEALED" and state_of(outcome) == "SEALED_AWAITING_INTEGRATION"
     # A proof at every one of the 5 attempts (t = 0 … 2 s), as when every poll was a full proof.
     assert waiting.proofs == 5
-    # Marks read after the first proof and at the 3 polls between; the deadline's attempt reads none.
-    assert waiting.table.head_reads[False] == 4
+    # Marks read after the first proof and at the 3 polls between, and a copy by each of the 4
+    # proofs before the deadline; the deadline's attempt reads the head strongly alone.
+    assert waiting.table.head_reads[False] == 4 + 4
+    # The edited copy does not verify: read again strongly (at t = 0 and 1 s), and at the deadline.
+    assert waiting.table.head_reads[True] == 2 + 1
 
 
 def test_the_deadline_attempt_is_a_full_proof_even_when_the_cheap_read_is_stale() -> None:

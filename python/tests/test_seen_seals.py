@@ -228,8 +228,8 @@ def reader(
     )
     client._events = heads.Events()
     monkeypatch.setattr(client_module, "_binds_request", lambda _record, _request: True)
-    monkeypatch.setattr(client.table, "rejections", lambda *_: [])
-    monkeypatch.setattr(client.table, "conflicts", lambda *_: [])
+    monkeypatch.setattr(client.table, "rejections", lambda *_, **__: [])
+    monkeypatch.setattr(client.table, "conflicts", lambda *_, **__: [])
     return client, table
 
 

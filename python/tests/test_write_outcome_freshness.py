@@ -33,13 +33,13 @@ PUBLISHED = PublishedWrite("message", fixtures.NOW_MS, {"lineageId": "lineage-a"
 class Lineage:
     """The lineage table's reads of one write: its marker at seq 0, no refusals."""
 
-    def find_by_residual_id(self, lineage_id: str, residual_id: str) -> dict[str, Any]:
+    def find_by_residual_id(self, lineage_id: str, residual_id: str, *, consistent: bool = True) -> dict[str, Any]:
         return {"lineageId": lineage_id, "seq": 0}
 
-    def rejections(self, lineage_id: str, residual_id: str) -> list[dict[str, Any]]:
+    def rejections(self, lineage_id: str, residual_id: str, *, consistent: bool = True) -> list[dict[str, Any]]:
         return []
 
-    def conflicts(self, lineage_id: str, residual_id: str) -> list[dict[str, Any]]:
+    def conflicts(self, lineage_id: str, residual_id: str, *, consistent: bool = True) -> list[dict[str, Any]]:
         return []
 
 
@@ -144,7 +144,7 @@ def test_a_client_checking_no_freshness_reports_none_and_until_proven_changes_no
 def test_a_timeout_with_nothing_sealed_still_raises() -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         reseal = client(monkeypatch, unpublished())[0]
-        monkeypatch.setattr(reseal.table, "find_by_residual_id", lambda _lineage, _residual: None)
+        monkeypatch.setattr(reseal.table, "find_by_residual_id", lambda _lineage, _residual, **_: None)
         monkeypatch.setattr(reseal, "_latest", lambda _lineage, _trusted, _chain=None: None)
         monkeypatch.setattr(reseal, "_trusted", lambda _lineage: None)
         with pytest.raises(WaitTimeoutError):
@@ -156,7 +156,7 @@ def test_a_timeout_with_nothing_sealed_still_raises() -> None:
 def hiding(monkeypatch: pytest.MonkeyPatch, items: list[dict[str, Any]]) -> ResealClient:
     """A client whose table shows no marker for the write (a table writer deleted it)."""
     reseal = client(monkeypatch, items)[0]
-    monkeypatch.setattr(reseal.table, "find_by_residual_id", lambda _lineage, _residual: None)
+    monkeypatch.setattr(reseal.table, "find_by_residual_id", lambda _lineage, _residual, **_: None)
     monkeypatch.setattr(reseal, "_trusted", lambda _lineage: None)
     return reseal
 

@@ -5,10 +5,13 @@ strongly before it is taken as absent, so no answer changes. The heads stay stro
 
 from __future__ import annotations
 
+import gzip
 import json
 from typing import Any
 
-from reseal.item_layout import DeploymentLogTableReader, LineageTableReader
+from reseal.canonical import canonical_json
+from reseal.item_layout import DeploymentLogTableReader, LineageKeys, LineageTableReader
+from reseal.triage import build_manifest, manifest_digest
 
 LINEAGE = "lineage-a"
 
@@ -107,3 +110,42 @@ def test_the_heads_stay_strongly_consistent() -> None:
     LineageTableReader(table, "t").log_head(LINEAGE)
     DeploymentLogTableReader(table, "t").head()
     assert table.reads == [("GetItem", 1, True), ("GetItem", 1, True)]
+
+
+def _manifest_item(manifest: dict[str, Any]) -> dict[str, Any]:
+    digest = manifest_digest(manifest)
+    return {
+        "pk": {"S": LineageKeys.manifest(LINEAGE, digest)},
+        "sk": {"S": LineageKeys.MANIFEST_SK},
+        "manifest": {"B": gzip.compress(canonical_json(manifest).encode("utf-8"))},
+    }
+
+
+def test_a_reader_keeping_manifests_reads_a_manifest_item_once_and_keeps_none_that_does_not_hash_to_its_digest() -> (
+    None
+):
+    manifest = build_manifest({"env": {"ARCH": "arm64"}, "structuralKeys": ["ARCH"], "claimDependencyMap": {}})
+    digest = manifest_digest(manifest)
+    record = {
+        "pk": {"S": f"LINEAGE#{LINEAGE}"},
+        "sk": {"S": f"RECORD#{3:016d}"},
+        "record": {"S": json.dumps({"header": {"manifestDigest": digest}})},
+    }
+    forged = {**manifest, "structuralKeys": []}
+    for item, kept in [
+        (_manifest_item(manifest), True),
+        ({**_manifest_item(forged), "pk": _manifest_item(manifest)["pk"]}, False),
+    ]:
+        table = CountingTable([record, item])
+        reader = LineageTableReader(table, "t", manifest_cache=4)
+        for _ in range(3):
+            read = reader.read_record(LINEAGE, 3)
+            assert read["manifest"] == (manifest if kept else forged)
+        # Three record reads; the manifest item read once when it hashes to its digest, each time when not.
+        assert [r for r in table.reads if r[0] == "GetItem"] == [("GetItem", 1, False)] * 3
+        assert len([r for r in table.reads if r[0] == "BatchGetItem"]) == (1 if kept else 3)
+        # Walks and audits (with_manifests) read the table as it stands; a reader keeping none reads it each time.
+        table.reads.clear()
+        reader.with_manifests(LINEAGE, [json.loads(record["record"]["S"])])
+        LineageTableReader(table, "t").read_record(LINEAGE, 3)
+        assert len([r for r in table.reads if r[0] == "BatchGetItem"]) == 2

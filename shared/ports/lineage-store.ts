@@ -73,8 +73,14 @@ export interface LineageStore {
   /**
    * Where a residual id was sealed in this lineage, from its idempotency marker, or `null`.
    * Residual ids are scoped to their lineage: the same id in another lineage is another residual.
+   * `options.eventual`: read a copy up to about a second old (half the read units), which may miss
+   * a marker just put or show one since put again: for a caller that decides on a strong read.
    */
-  findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null>;
+  findByResidualId(
+    lineageId: string,
+    residualId: string,
+    options?: { readonly eventual?: boolean },
+  ): Promise<ResidualLocation | null>;
   /**
    * Stored records with `fromSeq ≤ seq ≤ toSeq` in seq order (all pages), unverified. Missing
    * seqs are simply absent, so the verifier sees the gap. `options.eventual`: read a copy up to
@@ -144,6 +150,11 @@ export interface AppendBatch {
 /** Narrows {@link LineageStore.listConflicts} and {@link LineageStore.listRejections} to one write. */
 export interface OutcomeFilter {
   readonly residualId?: string;
+  /**
+   * Read a copy up to about a second old (half the read units), which may miss a refusal just put:
+   * for a caller that decides on a strong read.
+   */
+  readonly eventual?: boolean;
 }
 
 /** A write that could not be appended (sk `CONFLICT#<residualId>#<isoTime>`). */

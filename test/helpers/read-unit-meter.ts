@@ -19,6 +19,11 @@ const get =
   (consistent: boolean): Pricing =>
   () => ({ call: 'GetItem', consistent, items: 1 });
 const query: Pricing = () => ({ call: 'Query', consistent: true, items: 1 });
+/** A read whose last argument may ask for an eventually consistent copy (`{ eventual: true }`). */
+const eventualAsked = (args: readonly unknown[]): boolean =>
+  (args.at(-1) as { eventual?: boolean } | undefined)?.eventual === true;
+const marker: Pricing = (args) => ({ call: 'GetItem', consistent: !eventualAsked(args), items: 1 });
+const outcomes: Pricing = (args) => ({ call: 'Query', consistent: !eventualAsked(args), items: 1 });
 const batch =
   (count: (args: readonly unknown[]) => number): Pricing =>
   (args) => {
@@ -31,17 +36,17 @@ const batch =
  * adapters make them (adapters/dynamodb-chain-store.ts, dynamodb-deployment-log-store.ts,
  * dynamodb-index-node-store.ts): every item is priced at one 4 KB unit, half eventually consistent
  * (records, their nodes, tiles and leaves are read eventually consistent first; the heads, the
- * marker and the refusals strongly). A record read is its item alone (its manifest item is metered
+ * marker and the refusals strongly unless a copy is asked for). A record read is its item alone (its manifest item is metered
  * by the adapter's own tests); a node read is one record item per distinct last leaf.
  */
 const PRICING: Record<string, Pricing> = {
-  'store.findByResidualId': get(true),
+  'store.findByResidualId': marker,
   'store.head': get(true),
   'store.logHead': get(true),
   'store.readRecord': get(false),
   'store.readNodes': batch(([, refs]) => new Set((refs as NodeRef[]).map(lastLeafOf)).size),
-  'store.listRejections': query,
-  'store.listConflicts': query,
+  'store.listRejections': outcomes,
+  'store.listConflicts': outcomes,
   'store.lastRecordSeq': query,
   'deployment.readHead': get(true),
   'deployment.peekHead': get(false),

@@ -52,6 +52,7 @@ from .errors import (
 from .escaped_text import escaped_text
 from .guard import parse_write_request
 from .item_layout import DeploymentLogTableReader, LineageTableReader
+from .known_log_nodes import KnownLogNodes, known_log_nodes, last_leaf_path_of
 from .local_recall_answer import LocalRecallReads, local_recall_answer
 from .log import (
     EMPTY_ROOT,
@@ -303,6 +304,11 @@ class _RecallAsked:
     """Records the client read for its own answer, by seq, as stored: proven again from memory."""
 
 
+CLIENT_MANIFEST_CACHE: Final = 64
+"""Manifests a client keeps (``LineageTableReader(manifest_cache=...)``, the TypeScript
+``CLIENT_MANIFEST_CACHE``): each at most 64 KB of canonical JSON, so at most 4 MB."""
+
+
 class ResealClient:
     """The agent-side client of one deployed stack.
 
@@ -343,7 +349,9 @@ class ResealClient:
     ) -> None:
         self.stack = stack
         self.tenant_id = None if tenant_id is None else parse_tenant_id(tenant_id)
-        self.table = LineageTableReader(dynamodb, stack.outputs.table_name)
+        # Proving one write after another reads the agent's manifest item once (docs/pipeline.md,
+        # "Learning the outcome of a write"): a manifest is kept once it hashes to its digest.
+        self.table = LineageTableReader(dynamodb, stack.outputs.table_name, manifest_cache=CLIENT_MANIFEST_CACHE)
         self.policy = policy if policy is not None else freshness_policy(default_policy_text(stack.log_key))
         self._chains = (
             DeploymentChainReader(
@@ -478,8 +486,18 @@ class ResealClient:
         tamper: list[UnverifiedOutcomeError] = []
         chains = self._chains
         parking = ProofParking(poll_interval_s)
+        shown = [False]
 
         def attempt(final: bool) -> WriteOutcome | None:
+            # Until the write shows sealed or refused, a poll looks at the marker and the refusals
+            # in an eventually consistent copy first (half the read units): nothing there only
+            # means "poll again", and whatever is there is decided on the strong reads that follow
+            # (a copy can miss a marker beside a refusal, or show a marker since put again). The
+            # deadline's attempt reads strongly.
+            if not final and not shown[0]:
+                if not self._shows(request, since, foreign):
+                    return None
+                shown[0] = True
             # A seal waiting on the deployment log: the full proof is run again only when the head
             # moved, the backoff is due, or at the deadline (never skipped there: the answer rests
             # on a proof; the mark is a trigger, never an answer).
@@ -487,7 +505,7 @@ class ResealClient:
             mark = chains.head_mark() if chains is not None and peeked else None
             if peeked and parking.skips(mark, self._clock()):
                 return None
-            outcome = self._outcome_of(request, since, foreign, contested, tamper)
+            outcome = self._outcome_of(request, since, foreign, contested, tamper, final=final)
             # A refusal beside a seal no signed tree proves: wait for the seal to be proven.
             awaiting = not contested and (
                 outcome is not None
@@ -630,13 +648,17 @@ class ResealClient:
         foreign: list[int],
         contested: list[WriteOutcome] | None = None,
         tamper: list[UnverifiedOutcomeError] | None = None,
+        *,
+        final: bool = True,
     ) -> WriteOutcome | None:
         """This write's outcome as the table shows it now, or ``None``. A seal no signed tree proves
         (awaiting integration, no ``checkpoint``) beside a refusal signed for this request is
         returned, but the refusal is put in ``contested`` (emptied first): the caller waits on for
         the seal to be proven, and else takes the refusal; when the sealer signed a refusal of this
         request, the finding (:func:`_sealer_refusal_finding`) is put in ``tamper`` (emptied first)
-        and raised instead."""
+        and raised instead. ``final`` is false for a wait's attempts before its deadline: the
+        deployment head is then read eventually consistent, and the refusals beside such a seal
+        are not read (docs/pipeline.md, "Learning the outcome of a write")."""
         if contested is not None:
             contested.clear()
         if tamper is not None:
@@ -644,9 +666,12 @@ class ResealClient:
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         location = self.table.find_by_residual_id(lineage_id, residual_id)
         if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
-            sealed = self._sealed_outcome(request, location["seq"], foreign)
+            sealed = self._sealed_outcome(request, location["seq"], foreign, final=final)
             if sealed is not None:
-                if sealed.checkpoint is None and contested is not None:
+                # A seal no signed tree proves is waited past whatever refusal stands beside it
+                # (wait_for_outcome), which only the deadline's attempt answers (contested), so
+                # with a deployment log only that attempt reads the refusals.
+                if sealed.checkpoint is None and contested is not None and (final or self._chains is None):
                     refusal, by_sealer = self._refusals_of(request, since)
                     if refusal is not None:
                         contested.append(refusal)
@@ -655,24 +680,36 @@ class ResealClient:
                 return sealed
         return self._refusal_of(request, since)
 
+    def _shows(self, request: dict[str, Any], since: int, foreign: list[int]) -> bool:
+        """Whether an eventually consistent copy shows this write's marker (at a seq not known to
+        be another write's) or a refusal signed for it: a trigger for the strong reads, never an answer."""
+        location = self.table.find_by_residual_id(request["lineageId"], request["residualId"], consistent=False)
+        lineage_id = request["lineageId"]
+        if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
+            return True
+        return self._refusals_of(request, since, consistent=False)[0] is not None
+
     def _refusal_of(self, request: dict[str, Any], since: int) -> WriteOutcome | None:
         """The latest refusal of this request signed by the function that decided it, recorded at
         or after ``since``, or ``None``."""
         return self._refusals_of(request, since)[0]
 
-    def _refusals_of(self, request: dict[str, Any], since: int) -> tuple[WriteOutcome | None, WriteOutcome | None]:
+    def _refusals_of(
+        self, request: dict[str, Any], since: int, *, consistent: bool = True
+    ) -> tuple[WriteOutcome | None, WriteOutcome | None]:
         """The refusals of this request signed by the function that decided each, recorded at or
         after ``since``: the latest, and the latest the sealer decided (every conflict, and a
-        rejection at the ``SEALER`` stage); each ``None`` when there is none."""
+        rejection at the ``SEALER`` stage); each ``None`` when there is none. ``consistent=False``:
+        from a copy up to about a second old (:meth:`_shows`, the wait's trigger alone)."""
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         rejections = [
             (r, s)
-            for r in self.table.rejections(lineage_id, residual_id)
+            for r in self.table.rejections(lineage_id, residual_id, consistent=consistent)
             if (s := self._open_refusal("REJECTED", r, request)) is not None and r["atMs"] >= since
         ]
         conflicts = [
             (c, s)
-            for c in self.table.conflicts(lineage_id, residual_id)
+            for c in self.table.conflicts(lineage_id, residual_id, consistent=consistent)
             if (s := self._open_refusal("CONFLICT", c, request)) is not None and c["atMs"] >= since
         ]
 
@@ -685,14 +722,35 @@ class ResealClient:
 
         return latest(rejections), latest([(r, s) for r, s in rejections if r.get("stage") == "SEALER"])
 
-    def _sealed_outcome(self, request: dict[str, Any], seq: int, foreign: list[int]) -> WriteOutcome | None:
+    def _sealed_outcome(
+        self, request: dict[str, Any], seq: int, foreign: list[int], *, final: bool = True
+    ) -> WriteOutcome | None:
         """The seal at ``seq`` when it is this request's: proven in the lineage's authenticated tree
         head, with its freshness and (once ``PROVEN``) its format-2 receipt; or, past the head the
-        index holds on a lineage whose head carries no signed checkpoint, awaiting integration."""
+        index holds on a lineage whose head carries no signed checkpoint, awaiting integration.
+
+        Before a wait's deadline (``final`` false) the deployment head is read eventually
+        consistent (half a read unit), as a recall reads it: a copy a second old can only leave the
+        seal awaiting integration a moment longer, and any finding against it (an
+        ``UnverifiedOutcomeError``: the chain refused, the record inconsistent with it) is decided
+        again on a strong read. The deadline's proof, the wait's last word, reads it strongly."""
+        if final or self._chains is None:
+            return self._sealed_outcome_on(request, seq, foreign, eventual=False)
+        try:
+            return self._sealed_outcome_on(request, seq, foreign, eventual=True)
+        except UnverifiedOutcomeError:
+            return self._sealed_outcome_on(request, seq, foreign, eventual=False)
+
+    def _sealed_outcome_on(
+        self, request: dict[str, Any], seq: int, foreign: list[int], *, eventual: bool
+    ) -> WriteOutcome | None:
+        """:meth:`_sealed_outcome` on the deployment head read as ``eventual`` says."""
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         # Read before the head: a write integrated in between then never reads as two histories.
         chain, evidence = (
-            (None, None) if self._chains is None else self._chains.read_with_evidence(lineage_id, residual_id)
+            (None, None)
+            if self._chains is None
+            else self._chains.read_with_evidence(lineage_id, residual_id, eventual=eventual)
         )
         try:
             record, inclusion, checkpoint, trusted = self._prove_record(lineage_id, seq, chain)
@@ -1334,12 +1392,18 @@ class ResealClient:
         table's nodes (one that cannot be built leaves them inconsistent)."""
         indexed = chain.lineage["treeSize"] if chain.lineage is not None else None
         consistency: list[str] | None = None
+        header = record["header"]
         if type(indexed) is int and indexed != answered.size:
             try:
-                consistency = self._consistency(lineage_id, min(indexed, answered.size), max(indexed, answered.size))
+                # The record's leaf, and the answered tree's frontier when it proves the record as
+                # the last leaf, are not read again: the indexed head one record behind needs no
+                # node item at all.
+                known = known_log_nodes(answered, header["monotonicSequenceNumber"], record["recordHash"])
+                consistency = self._consistency(
+                    lineage_id, min(indexed, answered.size), max(indexed, answered.size), known
+                )
             except (LogVerificationError, ValueError):
                 consistency = None
-        header = record["header"]
         decided = decide_record_freshness(
             chain,
             answered,
@@ -1767,6 +1831,10 @@ class ResealClient:
                 checkpoint = self._stale_signed(
                     lineage_id, checkpoint, self._indexed_head(lineage_id, stored.head, last, chain)
                 )
+        # The head item's frontier, a claim checked wherever it is used (known_log_nodes, _included_record).
+        path = last_leaf_path_of(stored.frontier, int(stored.head.get("seq", -1)), checkpoint.size)
+        if path is not None:
+            checkpoint = replace(checkpoint, last_leaf_path=path)
         if trusted is not None:
             try:
                 proof = (
@@ -1846,13 +1914,22 @@ class ResealClient:
             )
         return indexed
 
-    def _consistency(self, lineage_id: str, size1: int, size2: int) -> list[str]:
-        return self._proof(lineage_id, consistency_proof_refs(size1, size2))
+    def _consistency(self, lineage_id: str, size1: int, size2: int, known: KnownLogNodes | None = None) -> list[str]:
+        return self._proof(lineage_id, consistency_proof_refs(size1, size2), known)
 
-    def _proof(self, lineage_id: str, groups: list[list[tuple[int, int]]]) -> list[str]:
-        """Proof elements from the table's nodes; one missing is a broken lineage."""
+    def _proof(
+        self, lineage_id: str, groups: list[list[tuple[int, int]]], known: KnownLogNodes | None = None
+    ) -> list[str]:
+        """Proof elements from the table's nodes but those in ``known``
+        (:func:`reseal.known_log_nodes.known_log_nodes`: no record item is read for them, and none
+        at all when every node is known); one missing is a broken lineage. The caller checks the
+        proof against the roots, so a forged node, read or known, only makes it fail."""
         refs = [ref for group in groups for ref in group]
-        hashes = dict(zip(refs, self.table.read_nodes(lineage_id, refs), strict=True)) if refs else {}
+        held = {} if known is None else {ref: known[ref] for ref in refs if ref in known}
+        unread = [ref for ref in dict.fromkeys(refs) if ref not in held]
+        hashes: dict[tuple[int, int], str | None] = dict(held)
+        if unread:
+            hashes.update(zip(unread, self.table.read_nodes(lineage_id, unread), strict=True))
         missing = [ref for ref, h in hashes.items() if h is None or len(h) != 64]
         if missing:
             level, index = missing[0]
@@ -1906,6 +1983,13 @@ class ResealClient:
             raw = self.table.read_record(lineage_id, seq)
         if raw is None:
             raise LogVerificationError(lineage_id, V.LINEAGE_BROKEN, f"record {seq} is missing")
+        # The last leaf's path from the head item's frontier: no node read when it proves the
+        # record; else the nodes are read (the TypeScript proveStoredRecord).
+        if latest.last_leaf_path is not None and seq == latest.size - 1:
+            inclusion = {"leafIndex": seq, "treeSize": latest.size, "inclusionProof": list(latest.last_leaf_path)}
+            proven = verify_record_proof(raw, inclusion, latest, lineage_id)
+            if proven.verdict == V.VERIFIED_INTACT and proven.record is not None:
+                return proven.record, inclusion
         inclusion = {
             "leafIndex": seq,
             "treeSize": latest.size,

@@ -127,7 +127,7 @@ class DeploymentChainReader:
         return self.read_with_evidence(lineage_id, residual_id)[0]
 
     def read_with_evidence(
-        self, lineage_id: str, residual_id: str | None = None
+        self, lineage_id: str, residual_id: str | None = None, *, eventual: bool = False
     ) -> tuple[DeploymentChain, ChainEvidence | None]:
         """The verified chain for ``lineage_id`` (and ``residual_id``): ``PROVEN``, ``ABSENT`` or
         ``REFUSED``; ``UNPUBLISHED`` when the table holds no published deployment checkpoint under
@@ -137,10 +137,29 @@ class DeploymentChainReader:
         With a checkpoint store, a note older than the kept one (or no head while one is kept) is
         ``REFUSED``, ``DEPLOYMENT_ROLLBACK``, and two histories ``FORK``, before the index is read.
 
+        :param eventual: read the head item eventually consistent first
+            (:meth:`reseal.item_layout.DeploymentLogTableReader.peek_head`, half a read unit; the
+            TypeScript ``OpenOptions.eventual``): its ``published`` note is authenticated by its
+            signature and its age judged by the policy, so a copy a second old can only leave a
+            record awaiting integration a moment longer; a copy that is absent or refused is read
+            again strongly before anything is refused (docs/deployment-log.md, "Clients")
         :raises: what the table reads raise (an outage), never for a forged or hidden item
         """
+        if eventual:
+            copy = self._table.peek_head()
+            # A copy a second old can be absent, or older than the kept checkpoint or the policy's
+            # window: only a strongly consistent read may refuse, so any refusal is read again.
+            if copy is not None:
+                read = self._read_at(copy, lineage_id, residual_id)
+                if read[0].kind != "REFUSED":
+                    return read
+        return self._read_at(self._table.head(), lineage_id, residual_id)
+
+    def _read_at(
+        self, head: StoredDeploymentHead | None, lineage_id: str, residual_id: str | None
+    ) -> tuple[DeploymentChain, ChainEvidence | None]:
+        """:meth:`read_with_evidence` on the head item as read (``None``: none)."""
         policy = self._policy()
-        head = self._table.head()
         if head is None:
             kept_only = self._kept_without_head(policy)
             if kept_only is not None:

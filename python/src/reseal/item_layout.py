@@ -16,6 +16,7 @@ both packages' tests at once.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 import zlib
@@ -25,10 +26,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ._checks import is_identifier, is_safe_int
-from .errors import InvalidInputError, ManifestReadBoundError
+from .canonical import canonical_json
+from .errors import InvalidInputError, ManifestReadBoundError, ResealError
 from .index import decode_index_tile, encode_index_node_tile
 from .record_batch import RECORD_BATCH_SALT_BYTES
 from .strict_json import parse_strict_json
+from .triage import manifest_digest
 
 __all__ = [
     "DEPLOYMENT_HEAD_SK",
@@ -44,6 +47,7 @@ __all__ = [
     "leaf_index_root_of",
     "leaf_node_of",
     "MAX_MANIFEST_BYTES",
+    "MAX_KEPT_MANIFEST_CHARS",
     "MAX_MANIFEST_BYTES_PER_READ",
     "MAX_RECORD_INFLATION",
     "NO_MANIFEST",
@@ -80,6 +84,10 @@ at most 400 KB compressed, and this bounds what a planted one (a "zip bomb") mak
 MAX_MANIFEST_BYTES_PER_READ: Final = 64 * 1024 * 1024
 """Most bytes the manifests of one read (:meth:`LineageTableReader.with_manifests`) inflate to together
 (the TypeScript codec's bound): N planted items would otherwise cost N × :data:`MAX_MANIFEST_BYTES`."""
+
+MAX_KEPT_MANIFEST_CHARS: Final = 64 * 1024
+"""Largest manifest (canonical JSON, characters) a reader keeps (``LineageTableReader(manifest_cache=...)``):
+bounds its memory, 4 MB for a client's 64."""
 
 MAX_RECORD_INFLATION: Final = 16
 """Most a stored record may inflate to, as a multiple of its compressed bytes (the TypeScript codec's
@@ -585,11 +593,21 @@ class LineageTableReader:
     holds, unverified. Items put once and authenticated by their reader (records, manifest items)
     are read eventually consistent (half the read units), and a key that copy misses is read again
     strongly before it is taken as absent, so no answer changes; everything else is read strongly
-    (docs/pipeline.md, "Learning the outcome of a write")."""
+    (docs/pipeline.md, "Learning the outcome of a write").
 
-    def __init__(self, client: Any, table_name: str) -> None:
+    :param manifest_cache: manifests :meth:`read_record` keeps, at most (default 0: none; the
+        TypeScript ``ChainStoreOptions.manifestCache``). A manifest item is content-addressed and a
+        record names its digest, so one kept only once it hashes to that digest (and is at most
+        :data:`MAX_KEPT_MANIFEST_CHARS` of canonical JSON) is the item's bytes: a client proving one
+        write after another reads its agent's manifest item once. :meth:`with_manifests` (walks,
+        audits) reads the table as it stands."""
+
+    def __init__(self, client: Any, table_name: str, *, manifest_cache: int = 0) -> None:
         self._client = client
         self._table = table_name
+        self._manifest_cache = max(0, manifest_cache)
+        # Manifests read_record read that hash to their digest, by item key (least recently used first).
+        self._manifests_read: OrderedDict[str, Any] | None = OrderedDict() if self._manifest_cache > 0 else None
 
     def _get(self, pk: str, sk: str, consistent: bool = True) -> Item | None:
         out = self._client.get_item(TableName=self._table, Key={"pk": _s(pk), "sk": _s(sk)}, ConsistentRead=consistent)
@@ -602,12 +620,15 @@ class LineageTableReader:
         item = self._get(pk, sk, consistent=False)
         return item if item is not None else self._get(pk, sk)
 
-    def _query_all(self, **query: Any) -> list[Item]:
+    def _query_all(self, consistent: bool = True, **query: Any) -> list[Item]:
         items: list[Item] = []
         start: Any = None
         while True:
             out = self._client.query(
-                TableName=self._table, ConsistentRead=True, **query, **({"ExclusiveStartKey": start} if start else {})
+                TableName=self._table,
+                ConsistentRead=consistent,
+                **query,
+                **({"ExclusiveStartKey": start} if start else {}),
             )
             items.extend(out.get("Items", []))
             start = out.get("LastEvaluatedKey")
@@ -650,7 +671,7 @@ class LineageTableReader:
         """The stored record at ``seq`` (see :func:`record_of`) with its shared manifest put back
         (:meth:`with_manifests`), or ``None`` when there is no item."""
         item = self._get_written(LineageKeys.lineage(lineage_id), LineageKeys.record(seq))
-        return None if item is None else self.with_manifests(lineage_id, [record_of(item)])[0]
+        return None if item is None else self._with_manifests(lineage_id, [record_of(item)], kept=True)[0]
 
     def with_manifests(self, lineage_id: str, stored: Sequence[Any]) -> list[Any]:
         """``stored`` records of ``lineage_id`` with the manifests of their
@@ -662,18 +683,51 @@ class LineageTableReader:
 
         :raises ManifestReadBoundError: when their manifests inflate past
             :data:`MAX_MANIFEST_BYTES_PER_READ` together"""
+        return self._with_manifests(lineage_id, stored, kept=False)
+
+    def _with_manifests(self, lineage_id: str, stored: Sequence[Any], *, kept: bool) -> list[Any]:
+        """:meth:`with_manifests`, taking the manifests kept (``kept``, when the reader keeps any)
+        before reading, and keeping those read that hash to their digest."""
         wanted = {d for d in map(shared_manifest_digest_of, stored) if d is not None}
         manifests: dict[str, Any] = {}
+        cache = self._manifests_read if kept else None
+        if cache is not None:
+            for digest in wanted:
+                pk = LineageKeys.manifest(lineage_id, digest)
+                if pk in cache:
+                    cache.move_to_end(pk)
+                    manifests[digest] = copy.deepcopy(cache[pk])
+            if len(manifests) == len(wanted):
+                return [with_shared_manifest(record, manifests) for record in stored]
         budget = [MAX_MANIFEST_BYTES_PER_READ]
-        keyed = {LineageKeys.manifest(lineage_id, d): d for d in sorted(wanted)}
+        keyed = {LineageKeys.manifest(lineage_id, d): d for d in sorted(wanted) if d not in manifests}
         self._read_manifests(keyed, manifests, budget, consistent=False)
         missed = {pk: d for pk, d in keyed.items() if d not in manifests}
         if missed:
             self._read_manifests(missed, manifests, budget)
+        if cache is not None:
+            for pk, digest in keyed.items():
+                self._keep_manifest(cache, pk, digest, manifests.get(digest))
         earlier = sorted(wanted - manifests.keys())
         if earlier:
             self._read_manifests({LineageKeys.shared_manifest(d): d for d in earlier}, manifests, budget)
         return [with_shared_manifest(record, manifests) for record in stored]
+
+    def _keep_manifest(self, cache: OrderedDict[str, Any], pk: str, digest: str, manifest: Any) -> None:
+        """Keeps ``manifest`` under ``pk`` when it hashes to ``digest`` and is small enough; the
+        least recently used goes past the bound. Nothing is trusted for being kept: the record is
+        still checked whole against the digest its header names."""
+        if not isinstance(manifest, dict):
+            return
+        try:
+            if len(canonical_json(manifest)) > MAX_KEPT_MANIFEST_CHARS or manifest_digest(manifest) != digest:
+                return
+        except ResealError:
+            return  # not a manifest the schema takes (the record's check refuses it): never kept
+        cache[pk] = copy.deepcopy(manifest)
+        cache.move_to_end(pk)
+        while len(cache) > self._manifest_cache:
+            cache.popitem(last=False)
 
     def _read_manifests(
         self, by_pk: dict[str, str], manifests: dict[str, Any], budget: list[int], consistent: bool = True
@@ -737,27 +791,34 @@ class LineageTableReader:
                         by_seq[seq] = nodes_of(item)
                 keys = out.get("UnprocessedKeys", {}).get(self._table, {}).get("Keys", [])
 
-    def find_by_residual_id(self, lineage_id: str, residual_id: str) -> dict[str, Any] | None:
-        """The residual-id marker as ``{lineageId, seq}``, or ``None``."""
-        item = self._get(LineageKeys.lineage(lineage_id), LineageKeys.residual(residual_id))
+    def find_by_residual_id(
+        self, lineage_id: str, residual_id: str, *, consistent: bool = True
+    ) -> dict[str, Any] | None:
+        """The residual-id marker as ``{lineageId, seq}``, or ``None``. ``consistent=False`` reads a
+        copy up to about a second old (half the read units), which may miss a marker just put or
+        show one since put again: for a caller that decides on a strong read."""
+        item = self._get(LineageKeys.lineage(lineage_id), LineageKeys.residual(residual_id), consistent)
         return None if item is None else location_of(item)
 
     def triage_report(self, lineage_id: str, request_id: str) -> Any:
         """The stored triage report of a recall (see :func:`triage_report_of`)."""
         return triage_report_of(self._get(LineageKeys.triage(lineage_id), request_id))
 
-    def rejections(self, lineage_id: str, residual_id: str) -> list[dict[str, Any]]:
-        """The rejections of one write, oldest first."""
+    def rejections(self, lineage_id: str, residual_id: str, *, consistent: bool = True) -> list[dict[str, Any]]:
+        """The rejections of one write, oldest first (``consistent=False``: from a copy that may
+        miss one just put, as :meth:`find_by_residual_id`)."""
         items = self._query_all(
+            consistent,
             KeyConditionExpression="pk = :pk",
             FilterExpression="residualId = :residualId",
             ExpressionAttributeValues={":pk": _s(LineageKeys.rejection(lineage_id)), ":residualId": _s(residual_id)},
         )
         return sorted((rejection_of(lineage_id, i) for i in items), key=lambda r: (r["atMs"], r["messageId"]))
 
-    def conflicts(self, lineage_id: str, residual_id: str) -> list[dict[str, Any]]:
-        """The conflicts of one write, oldest first."""
+    def conflicts(self, lineage_id: str, residual_id: str, *, consistent: bool = True) -> list[dict[str, Any]]:
+        """The conflicts of one write, oldest first (``consistent=False``: as :meth:`rejections`)."""
         items = self._query_all(
+            consistent,
             KeyConditionExpression="pk = :pk AND begins_with(sk, :prefix)",
             ExpressionAttributeValues={
                 ":pk": _s(LineageKeys.lineage(lineage_id)),

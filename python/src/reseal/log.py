@@ -9,7 +9,7 @@ import binascii
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from cryptography.exceptions import InvalidSignature
@@ -463,6 +463,13 @@ class Checkpoint:
     size: int
     root_hash: bytes
     note: str | None = None
+    last_leaf_path: tuple[str, ...] | None = field(default=None, compare=False)
+    """The inclusion path (hex, leaf side first) of the last leaf, ``size - 1``, as the lineage's
+    head item stores it: its frontier of the first ``size - 1`` leaves read right to left
+    (docs/verifiable-log.md, "Stored state"; the TypeScript ``StoredTreeHead.lastLeafPath``). A
+    claim of the table, used only where it proves the record against ``root_hash``
+    (:func:`reseal.known_log_nodes.known_log_nodes`); ``None`` when the frontier does not fit the
+    tree. Not part of the tree head: never compared."""
 
 
 def _origin_problem(origin: Any) -> str | None:

@@ -118,6 +118,11 @@ def test_a_record_whose_manifest_item_the_table_writer_edits_or_deletes_is_never
         )
     else:
         dynamodb.delete_item(TableName=table, Key=key)
+    # The client that read it keeps the manifest it showed to hash to the record's digest (64 per
+    # client, docs/pipeline.md, "Learning the outcome of a write"): the record it proves is the one
+    # sealed. A client reading the table as it stands now gets the edited or missing item.
+    assert client.receipt(lineage, 0)["record"] == outcome.record
+    client = reseal.connect(writer_key=".reseal/w.pem")
     with pytest.raises(reseal.LogVerificationError) as raised:
         client.receipt(lineage, 0)
     assert raised.value.verdict == reseal.VerificationVerdict.HASH_MISMATCH

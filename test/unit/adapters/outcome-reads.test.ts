@@ -1,4 +1,4 @@
-import { type AttributeValue, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
 import type { LineageStore } from '../../../shared/ports/lineage-store';
@@ -140,6 +140,25 @@ describe('DynamoDBLineageStore outcome queries', () => {
       ExpressionAttributeValues: { ':pk': { S: `REJECTION#${TEST_LINEAGE_ID}` }, ':residualId': { S: 'r-1' } },
       ConsistentRead: true,
     });
+  });
+
+  it('a caller asking for a copy (a wait before its write shows) gets eventually consistent reads of the refusals and the marker', async () => {
+    const { client, queries } = fakeTable();
+    const store = new DynamoDBLineageStore(client, 'reseal-table');
+    await store.listConflicts(TEST_LINEAGE_ID, { residualId: 'r-1', eventual: true });
+    await store.listRejections(TEST_LINEAGE_ID, { residualId: 'r-1', eventual: true });
+    expect(queries.map((q) => q.input.ConsistentRead)).toEqual([false, false]);
+    const gets: GetItemCommand[] = [];
+    const markers = new DynamoDBLineageStore(
+      answeringDynamoDB(async (command: unknown) => {
+        if (command instanceof GetItemCommand) gets.push(command);
+        return {};
+      }),
+      'reseal-table',
+    );
+    expect(await markers.findByResidualId(TEST_LINEAGE_ID, 'r-1', { eventual: true })).toBeNull();
+    expect(await markers.findByResidualId(TEST_LINEAGE_ID, 'r-1')).toBeNull();
+    expect(gets.map((g) => g.input.ConsistentRead)).toEqual([false, true]);
   });
 
   it('an item whose JSON attributes no longer parse reads as empty lists / null, never throws', async () => {
