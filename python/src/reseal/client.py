@@ -505,7 +505,9 @@ class ResealClient:
             mark = chains.head_mark() if chains is not None and peeked else None
             if peeked and parking.skips(mark, self._clock()):
                 return None
-            outcome = self._outcome_of(request, since, foreign, contested, tamper, final=final)
+            outcome = self._outcome_of(
+                request, since, foreign, contested, tamper, final=final, answers=not until_proven
+            )
             # A refusal beside a seal no signed tree proves: wait for the seal to be proven.
             awaiting = not contested and (
                 outcome is not None
@@ -650,6 +652,7 @@ class ResealClient:
         tamper: list[UnverifiedOutcomeError] | None = None,
         *,
         final: bool = True,
+        answers: bool = False,
     ) -> WriteOutcome | None:
         """This write's outcome as the table shows it now, or ``None``. A seal no signed tree proves
         (awaiting integration, no ``checkpoint``) beside a refusal signed for this request is
@@ -658,7 +661,8 @@ class ResealClient:
         request, the finding (:func:`_sealer_refusal_finding`) is put in ``tamper`` (emptied first)
         and raised instead. ``final`` is false for a wait's attempts before its deadline: the
         deployment head is then read eventually consistent, and the refusals beside such a seal
-        are not read (docs/pipeline.md, "Learning the outcome of a write")."""
+        are not read (docs/pipeline.md, "Learning the outcome of a write"); ``answers``: the caller
+        returns a seal in a signed checkpoint as it is (a plain wait), see :meth:`_sealed_outcome`."""
         if contested is not None:
             contested.clear()
         if tamper is not None:
@@ -666,7 +670,7 @@ class ResealClient:
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         location = self.table.find_by_residual_id(lineage_id, residual_id)
         if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
-            sealed = self._sealed_outcome(request, location["seq"], foreign, final=final)
+            sealed = self._sealed_outcome(request, location["seq"], foreign, final=final, answers=answers)
             if sealed is not None:
                 # A seal no signed tree proves is waited past whatever refusal stands beside it
                 # (wait_for_outcome), which only the deadline's attempt answers (contested), so
@@ -723,7 +727,7 @@ class ResealClient:
         return latest(rejections), latest([(r, s) for r, s in rejections if r.get("stage") == "SEALER"])
 
     def _sealed_outcome(
-        self, request: dict[str, Any], seq: int, foreign: list[int], *, final: bool = True
+        self, request: dict[str, Any], seq: int, foreign: list[int], *, final: bool = True, answers: bool = False
     ) -> WriteOutcome | None:
         """The seal at ``seq`` when it is this request's: proven in the lineage's authenticated tree
         head, with its freshness and (once ``PROVEN``) its format-2 receipt; or, past the head the
@@ -733,13 +737,26 @@ class ResealClient:
         consistent (half a read unit), as a recall reads it: a copy a second old can only leave the
         seal awaiting integration a moment longer, and any finding against it (an
         ``UnverifiedOutcomeError``: the chain refused, the record inconsistent with it) is decided
-        again on a strong read. The deadline's proof, the wait's last word, reads it strongly."""
+        again on a strong read. The deadline's proof, the wait's last word, reads it strongly, and so
+        does a seal in a signed checkpoint found awaiting integration when ``answers`` (a plain wait,
+        which returns it as its answer)."""
         if final or self._chains is None:
             return self._sealed_outcome_on(request, seq, foreign, eventual=False)
         try:
-            return self._sealed_outcome_on(request, seq, foreign, eventual=True)
+            sealed = self._sealed_outcome_on(request, seq, foreign, eventual=True)
         except UnverifiedOutcomeError:
             return self._sealed_outcome_on(request, seq, foreign, eventual=False)
+        # A plain wait answers with a seal in a signed checkpoint as it stands: "awaiting" from a
+        # copy would be its last word where the deployment log may already prove the write.
+        if (
+            answers
+            and sealed is not None
+            and sealed.checkpoint is not None
+            and sealed.freshness is not None
+            and sealed.freshness.state == "SEALED_AWAITING_INTEGRATION"
+        ):
+            return self._sealed_outcome_on(request, seq, foreign, eventual=False)
+        return sealed
 
     def _sealed_outcome_on(
         self, request: dict[str, Any], seq: int, foreign: list[int], *, eventual: bool
