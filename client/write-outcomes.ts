@@ -575,7 +575,34 @@ export class WriteOutcomes {
       }
       foreign.seq = location.seq; // another write's seal: this one's refusal is awaited
     }
-    return this.#refusalOf(lineageId, residualId, options);
+    const refusal = await this.#refusalOf(lineageId, residualId, options);
+    if (refusal !== null && foreign.seq === null && (await this.#sealHiddenBeside(lineageId, residualId, options)))
+      return null;
+    return refusal;
+  }
+
+  /**
+   * No marker, but a refusal signed for this request (a refused duplicate delivery, or one the
+   * writer caused by sending the request again): before that refusal is the answer, this write's
+   * seal is looked for where a table writer cannot forge it (`#indexedSeal`, then `#loggedSeal`),
+   * as the deadline does, so deleting the marker cannot turn a proven seal into `REJECTED`
+   * (docs/pipeline.md, "Polling the table"). Read only on the way to a refusal.
+   *
+   * @returns `true` when the marker is back (poll again: it answers), `false` when no seal is found
+   * @throws {HiddenSealError} when a seal is proven but its marker is absent, or the log does not verify
+   */
+  async #sealHiddenBeside(lineageId: string, residualId: string, options: WaitForOutcomeOptions): Promise<boolean> {
+    // A seal only a head the sealer MAC'd shows is the table's word, which a refusal signed for the
+    // request outranks (as beside its marker): only the index or a signed lineage checkpoint count.
+    const signed = async () => ((await this.#deps.log.latest(lineageId))?.checkpoint.note ?? null) !== null;
+    const finding =
+      (await this.#indexedSeal(lineageId, residualId)) ??
+      ((await signed()) ? await this.#loggedSeal(lineageId, residualId, options) : null);
+    if (!(finding instanceof HiddenSealError)) return false;
+    // The seal may have landed since (record, then head, then marker): an honest table never reads as tampered.
+    const again = await this.#deps.store.findByResidualId(lineageId, residualId);
+    if (again && again.lineageId === lineageId) return true;
+    throw finding;
   }
 
   /**

@@ -354,3 +354,24 @@ def test_a_plain_wait_never_answers_awaiting_from_a_stale_copy_of_the_deployment
     with pytest.MonkeyPatch.context() as monkeypatch:
         outcome = lineage.wait(lineage.client(monkeypatch), timeout_s=10)
     assert outcome.kind == "SEALED" and state_of(outcome) == "PROVEN"
+
+
+def test_a_deleted_marker_beside_a_refusal_signed_for_the_request_never_turns_a_proven_seal_into_rejected(
+    ts_artifacts: dict[str, Any],
+) -> None:
+    """docs/pipeline.md, "Polling the table": a refused duplicate delivery of a sealed write, its
+    marker deleted by a table writer: the seal is looked for where the table cannot forge it (the
+    index, then the signed log) before the refusal answers."""
+    from reseal.errors import HiddenSealError
+
+    lineage = Lineage(ts_artifacts["records"], signed=True, indexed=3)
+    marker = (LineageKeys.lineage(lineage.lineage_id), f"RESIDUAL#{lineage.residual_id}")
+    assert marker in lineage.table.items
+    del lineage.table.items[marker]
+    refused = WriteOutcome("REJECTED", refusal={"atMs": 0, "stage": "GUARD"}, statement={"outcome": "REJECTED"})
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        reseal = lineage.client(monkeypatch)
+        # A refusal signed for this very request (its signature is tested with the outcomes).
+        monkeypatch.setattr(reseal, "_refusals_of", lambda *_a, **_k: (refused, None))
+        with pytest.raises(HiddenSealError):
+            lineage.wait(reseal, timeout_s=10)

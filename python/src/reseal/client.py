@@ -682,7 +682,29 @@ class ResealClient:
                     if by_sealer is not None and tamper is not None:
                         tamper.append(_sealer_refusal_finding(request, sealed, by_sealer))
                 return sealed
-        return self._refusal_of(request, since)
+        refusal = self._refusal_of(request, since)
+        if refusal is not None and not foreign and self._seal_hidden_beside(request, since):
+            return None
+        return refusal
+
+    def _seal_hidden_beside(self, request: dict[str, Any], since: int) -> bool:
+        """No marker, but a refusal signed for this request (a refused duplicate delivery, or one
+        the writer caused by sending the request again): before that refusal is the answer, this
+        write's seal is looked for where a table writer cannot forge it (the index, then the signed
+        log), as the deadline does, so deleting the marker cannot turn a proven seal into
+        ``REJECTED`` (docs/pipeline.md, "Polling the table").
+
+        :returns: ``True`` when the marker is back (poll again: it answers), ``False`` when no seal is found
+        :raises HiddenSealError: when a seal is proven but its marker is absent, or the log does not verify
+        """
+        finding = self._indexed_seal(request) or self._logged_seal(request, since)
+        if finding is None:
+            return False
+        # The seal may have landed since (record, then head, then marker): an honest table never reads as tampered.
+        again = self.table.find_by_residual_id(request["lineageId"], request["residualId"])
+        if again and again["lineageId"] == request["lineageId"]:
+            return True
+        raise finding
 
     def _shows(self, request: dict[str, Any], since: int, foreign: list[int]) -> bool:
         """Whether an eventually consistent copy shows this write's marker (at a seq not known to

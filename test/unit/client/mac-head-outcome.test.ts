@@ -13,7 +13,7 @@ import { requestDigest } from '../../../shared/write/request-digest';
 import { appendBatch } from '../../helpers/append-batch';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { FACTORY_NOW_MS } from '../../helpers/guard-factories';
-import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { InMemoryLineageStore, markerKey } from '../../helpers/in-memory-lineage-store';
 import { integratedStack } from '../../helpers/integrated-stack';
 import { signedConflict, signedRejection } from '../../helpers/outcome-factories';
 import { TEST_CLIENT_KEYS, TEST_LOG_KEY, TEST_LOG_NAME } from '../../helpers/pipeline-keys';
@@ -123,20 +123,20 @@ describe('waitForOutcome without a deployment log: a seal in a head the sealer M
   });
 });
 
+/** A write sealed in a head the sealer MAC'd (not integrated), and a guard refusal signed for the same request. */
+async function refusedAndSealed() {
+  const s = integratedStack({ signLineageCheckpoints: false });
+  await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
+  const request = s.request({ lineageId: LINEAGE, residualId: 'r-0' });
+  await s.store.recordRejection(
+    await signedRejection('r-0', { lineageId: LINEAGE, requestDigest: requestDigest(request), atMs: s.clock.now }),
+  );
+  return { s, request };
+}
+
 // docs/pipeline.md, "Polling the table": a seal that is only the table's word (a head the sealer
 // MAC'd, not integrated) never outranks a refusal signed for this very request; a proven seal does.
 describe('waitForOutcome: a signed refusal of this request outranks a seal that is only the table’s word', () => {
-  /** A write sealed in a head the sealer MAC'd (not integrated), and a guard refusal signed for the same request. */
-  async function refusedAndSealed() {
-    const s = integratedStack({ signLineageCheckpoints: false });
-    await s.send({ lineageId: LINEAGE, residualId: 'r-0' });
-    const request = s.request({ lineageId: LINEAGE, residualId: 'r-0' });
-    await s.store.recordRejection(
-      await signedRejection('r-0', { lineageId: LINEAGE, requestDigest: requestDigest(request), atMs: s.clock.now }),
-    );
-    return { s, request };
-  }
-
   it('a seal awaiting integration beside a signed refusal of the same request → REJECTED at the deadline, never SEALED', async () => {
     const { s, request } = await refusedAndSealed();
     for (const untilProven of [false, true]) {
@@ -162,6 +162,28 @@ describe('waitForOutcome: a signed refusal of this request outranks a seal that 
     const outcome = sealedOf(await waiting.waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000 }));
     expect(outcome.freshness?.state).toBe('PROVEN');
     expect(writeOutcomeExitCode(outcome)).toBe(ExitCode.OK);
+  });
+});
+
+// docs/pipeline.md, "Polling the table": a table writer who deletes the marker of a proven seal
+// beside a refusal signed for the same request (a refused duplicate delivery) does not turn the seal
+// into REJECTED: the seal is looked for where the table cannot forge it before the refusal answers.
+describe('waitForOutcome: a deleted marker beside a signed refusal of the same request', () => {
+  it('a seal proven through the deployment log → HiddenSealError, never REJECTED', async () => {
+    const { s, request } = await refusedAndSealed();
+    await s.integrate();
+    s.store.markers.delete(markerKey(LINEAGE, 'r-0'));
+    for (const untilProven of [false, true]) {
+      const waited = s.client().waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000, untilProven });
+      await expect(waited, `untilProven ${untilProven}`).rejects.toMatchObject({ name: 'HiddenSealError', seq: 0 });
+    }
+  });
+
+  it("a seal only a head the sealer MAC'd shows → the signed refusal stands, as beside its marker", async () => {
+    const { s, request } = await refusedAndSealed();
+    s.store.markers.delete(markerKey(LINEAGE, 'r-0'));
+    const outcome = await s.client().waitForOutcome(LINEAGE, 'r-0', { request, timeoutMs: 5_000 });
+    expect(outcome.kind).toBe('REJECTED');
   });
 });
 
