@@ -149,3 +149,22 @@ def test_a_reader_keeping_manifests_reads_a_manifest_item_once_and_keeps_none_th
         reader.with_manifests(LINEAGE, [json.loads(record["record"]["S"])])
         LineageTableReader(table, "t").read_record(LINEAGE, 3)
         assert len([r for r in table.reads if r[0] == "BatchGetItem"]) == 2
+
+
+def test_a_reader_keeping_manifests_keeps_none_over_64_kib_of_canonical_json_in_utf_8() -> None:
+    # Keys of three-byte characters: under 64 Ki characters, over 64 KiB in UTF-8.
+    env = {f"鍵{'値' * 150}{i}": "v" for i in range(200)}
+    manifest = build_manifest({"env": env, "structuralKeys": [], "claimDependencyMap": {}})
+    text = canonical_json(manifest)
+    assert len(text) < 64 * 1024 < len(text.encode("utf-8"))
+    record = {
+        "pk": {"S": f"LINEAGE#{LINEAGE}"},
+        "sk": {"S": f"RECORD#{3:016d}"},
+        "record": {"S": json.dumps({"header": {"manifestDigest": manifest_digest(manifest)}})},
+    }
+    table = CountingTable([record, _manifest_item(manifest)])
+    reader = LineageTableReader(table, "t", manifest_cache=4)
+    for _ in range(2):
+        assert reader.read_record(LINEAGE, 3)["manifest"] == manifest
+    # Read from the table both times: too large to keep.
+    assert len([r for r in table.reads if r[0] == "BatchGetItem"]) == 2

@@ -47,7 +47,7 @@ __all__ = [
     "leaf_index_root_of",
     "leaf_node_of",
     "MAX_MANIFEST_BYTES",
-    "MAX_KEPT_MANIFEST_CHARS",
+    "MAX_KEPT_MANIFEST_BYTES",
     "MAX_MANIFEST_BYTES_PER_READ",
     "MAX_RECORD_INFLATION",
     "NO_MANIFEST",
@@ -85,8 +85,9 @@ MAX_MANIFEST_BYTES_PER_READ: Final = 64 * 1024 * 1024
 """Most bytes the manifests of one read (:meth:`LineageTableReader.with_manifests`) inflate to together
 (the TypeScript codec's bound): N planted items would otherwise cost N × :data:`MAX_MANIFEST_BYTES`."""
 
-MAX_KEPT_MANIFEST_CHARS: Final = 64 * 1024
-"""Largest manifest (canonical JSON, characters) a reader keeps (``LineageTableReader(manifest_cache=...)``):
+MAX_KEPT_MANIFEST_BYTES: Final = 64 * 1024
+"""Largest manifest (canonical JSON, UTF-8 bytes: keys may be any Unicode, up to four bytes a
+character) a reader keeps (``LineageTableReader(manifest_cache=...)``):
 bounds its memory, 4 MB for a client's 64."""
 
 MAX_RECORD_INFLATION: Final = 16
@@ -598,7 +599,7 @@ class LineageTableReader:
     :param manifest_cache: manifests :meth:`read_record` keeps, at most (default 0: none; the
         TypeScript ``ChainStoreOptions.manifestCache``). A manifest item is content-addressed and a
         record names its digest, so one kept only once it hashes to that digest (and is at most
-        :data:`MAX_KEPT_MANIFEST_CHARS` of canonical JSON) is the item's bytes: a client proving one
+        :data:`MAX_KEPT_MANIFEST_BYTES` of canonical JSON) is the item's bytes: a client proving one
         write after another reads its agent's manifest item once. :meth:`with_manifests` (walks,
         audits) reads the table as it stands."""
 
@@ -720,7 +721,7 @@ class LineageTableReader:
         if not isinstance(manifest, dict):
             return
         try:
-            if len(canonical_json(manifest)) > MAX_KEPT_MANIFEST_CHARS or manifest_digest(manifest) != digest:
+            if len(canonical_json(manifest).encode()) > MAX_KEPT_MANIFEST_BYTES or manifest_digest(manifest) != digest:
                 return
         except ResealError:
             return  # not a manifest the schema takes (the record's check refuses it): never kept
