@@ -10,7 +10,6 @@
 import { hash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { applyIndexUpdates } from '../shared/index/apply-index-updates';
-import type { LineageIndexValue } from '../shared/index/index-entry';
 import { emptyIndexHash } from '../shared/index/index-hash';
 import { indexKeyPath, keyPathBit, RESIDUAL_SHARED_PATH_BITS } from '../shared/index/index-key';
 import { encodeIndexProof } from '../shared/index/index-proof';
@@ -18,6 +17,7 @@ import { INDEX_TILE_LEVELS } from '../shared/index/index-tile';
 import type { IndexUpdate } from '../shared/index/index-update';
 import { MemoryIndexNodeStore } from '../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../shared/index/prove-index-key';
+import { benchLineageValue } from './bench-lineage-value';
 
 const RESIDUALS_PER_LINEAGE = 19;
 const BUILD_BATCHES = 10;
@@ -26,14 +26,6 @@ const VICTIM = 'lineage-0';
 const CROWDING = [0, 1_000, 4_000, 16_000, 64_000] as const;
 const SAMPLES = 1_000;
 const digest = (label: string) => hash('sha256', label, 'hex');
-
-const lineageValue = (treeSize: number, lineage: string): LineageIndexValue => ({
-  treeSize,
-  rootHash: digest(`root/${lineage}/${treeSize}`),
-  headRecordHash: digest(`record/${lineage}/${treeSize - 1}`),
-  generationEpoch: 1,
-  writerPolicyDigest: null,
-});
 
 const residual = (lineageId: string, r: number): IndexUpdate => ({
   kind: 'residual',
@@ -66,7 +58,7 @@ export async function runIndexCrowdingBench(): Promise<string> {
       batch.push({
         kind: 'lineage',
         lineageId,
-        value: lineageValue(RESIDUALS_PER_LINEAGE, lineageId),
+        value: benchLineageValue(RESIDUALS_PER_LINEAGE, lineageId),
         consistentFrom: null,
       });
       for (let r = 0; r < RESIDUALS_PER_LINEAGE; r += 1) batch.push(residual(lineageId, r));
@@ -93,7 +85,7 @@ export async function runIndexCrowdingBench(): Promise<string> {
       batch.push({
         kind: 'lineage',
         lineageId: attacker,
-        value: lineageValue(crowding, attacker),
+        value: benchLineageValue(crowding, attacker),
         consistentFrom: null,
       });
     }

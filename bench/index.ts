@@ -38,6 +38,7 @@ import { type CheckedIndexNode, decodeIndexTile, INDEX_TILE_LEVELS } from '../sh
 import type { IndexUpdate } from '../shared/index/index-update';
 import { MemoryIndexNodeStore } from '../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../shared/index/prove-index-key';
+import { benchLineageValue } from './bench-lineage-value';
 import { interleavedSamples, median, pairedRatio } from './harness';
 
 const RESIDUALS_PER_LINEAGE = 19;
@@ -58,13 +59,16 @@ const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const proofBytes = (depth: number, nonEmpty: number, otherLeaf: boolean) =>
   4 + Math.ceil(depth / 8) + 32 * nonEmpty + (otherLeaf ? 64 : 0);
 
-const lineageValue = (treeSize: number, lineage: number): LineageIndexValue => ({
-  treeSize,
-  rootHash: digest(`root/${lineage}/${treeSize}`),
-  headRecordHash: digest(`record/${lineage}/${treeSize - 1}`),
-  generationEpoch: 1,
-  writerPolicyDigest: null,
-});
+/** What batches of updates wrote: nodes made, tile items and their WCU, the largest item's bytes, keys changed. */
+interface WriteCounts {
+  written: number;
+  tiles: number;
+  units: number;
+  largest: number;
+  keysChanged: number;
+}
+
+const emptyWriteCounts = (): WriteCounts => ({ written: 0, tiles: 0, units: 0, largest: 0, keysChanged: 0 });
 
 /** A tile's size as DynamoDB bills its item: attribute names and values (bench/write-capacity.ts). */
 function tileItemBytes(root: Uint8Array, tile: Uint8Array): number {
@@ -135,7 +139,7 @@ export async function runIndexBench(): Promise<string> {
   const lineageBatch = (from: number, to: number): IndexUpdate[] => {
     const updates: IndexUpdate[] = [];
     for (let l = from; l < to; l += 1) {
-      const head = lineageValue(RESIDUALS_PER_LINEAGE, l);
+      const head = benchLineageValue(RESIDUALS_PER_LINEAGE, l);
       heads[l] = head;
       updates.push({ kind: 'lineage', lineageId: `lineage-${l}`, value: head, consistentFrom: null });
       for (let r = 0; r < RESIDUALS_PER_LINEAGE; r += 1) {
@@ -235,29 +239,62 @@ export async function runIndexBench(): Promise<string> {
   // Batched updates: writes per changed key, time per key against the floor.
   let nextLineage = 0;
   let nextResidual = 0;
+  /** Lineage `l`'s head moved on by `writes` records, consistent from the head it held. */
+  const moveLineage = (l: number, writes: number): IndexUpdate => {
+    const held = heads[l] as LineageIndexValue;
+    const next = benchLineageValue(held.treeSize + writes, l);
+    heads[l] = next;
+    return {
+      kind: 'lineage',
+      lineageId: `lineage-${l}`,
+      value: next,
+      consistentFrom: { treeSize: held.treeSize, rootHash: held.rootHash },
+    };
+  };
+  /** The next new residual id, of lineage `lineageOf(n)` where `n` numbers the new ids. */
+  const newResidual = (lineageOf: (n: number) => number): IndexUpdate => {
+    const n = nextResidual++;
+    return {
+      kind: 'residual',
+      lineageId: `lineage-${lineageOf(n)}`,
+      residualId: `new-${n}`,
+      value: { seq: 1_000 + n, recordHash: digest(`new/${n}`) },
+    };
+  };
+  /**
+   * Adds the WCU (1 a started KiB) and the largest size in bytes of the tile items the store puts
+   * to `counts`, until the returned function puts the store back; installed around a whole run so
+   * the timed updates pay only the counting.
+   */
+  const meterTiles = (counts: WriteCounts): (() => void) => {
+    const putTiles = store.putTiles.bind(store);
+    store.putTiles = async (tiles) => {
+      for (const { root: tileRoot, tile } of tiles) {
+        const bytes = tileItemBytes(tileRoot, tile);
+        counts.units += Math.ceil(bytes / 1024);
+        counts.largest = Math.max(counts.largest, bytes);
+      }
+      return putTiles(tiles);
+    };
+    return () => {
+      store.putTiles = putTiles;
+    };
+  };
+  /** Applies `batch` to the bench's index and adds the nodes, tiles and keys it wrote to `counts`. */
+  const applyCounted = async (batch: IndexUpdate[], counts: WriteCounts): Promise<void> => {
+    const result = await applyIndexUpdates(store, root, batch);
+    if (result.findings.length > 0) throw new Error(`bench update refused: ${result.findings[0]?.reason}`);
+    root = result.root;
+    counts.written += result.nodesWritten;
+    counts.tiles += result.tilesWritten;
+    counts.keysChanged += result.changedKeys;
+  };
   const batchOf = (changed: number): IndexUpdate[] => {
     const batch: IndexUpdate[] = [];
     for (let i = 0; i < Math.ceil(changed / 2); i += 1) {
-      const l = nextLineage++ % lineages;
-      const held = heads[l] as LineageIndexValue;
-      const next = lineageValue(held.treeSize + 1, l);
-      heads[l] = next;
-      batch.push({
-        kind: 'lineage',
-        lineageId: `lineage-${l}`,
-        value: next,
-        consistentFrom: { treeSize: held.treeSize, rootHash: held.rootHash },
-      });
+      batch.push(moveLineage(nextLineage++ % lineages, 1));
     }
-    for (let i = 0; i < Math.floor(changed / 2); i += 1) {
-      const n = nextResidual++;
-      batch.push({
-        kind: 'residual',
-        lineageId: `lineage-${n % lineages}`,
-        residualId: `new-${n}`,
-        value: { seq: 1_000 + n, recordHash: digest(`new/${n}`) },
-      });
-    }
+    for (let i = 0; i < Math.floor(changed / 2); i += 1) batch.push(newResidual((l) => l % lineages));
     return batch;
   };
   const levels = Math.round(meanDepth);
@@ -268,30 +305,11 @@ export async function runIndexBench(): Promise<string> {
     '|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const changed of [1, 50, 1_000]) {
-    let written = 0;
-    let keysChanged = 0;
-    let tiles = 0;
-    let units = 0;
-    let largest = 0;
-    const putTiles = store.putTiles.bind(store);
-    store.putTiles = async (batch) => {
-      for (const { root: tileRoot, tile } of batch) {
-        const bytes = tileItemBytes(tileRoot, tile);
-        units += Math.ceil(bytes / 1024);
-        largest = Math.max(largest, bytes);
-      }
-      return putTiles(batch);
-    };
+    const counts = emptyWriteCounts();
+    const unmeter = meterTiles(counts);
     const samples = await interleavedSamples(
       {
-        update: async () => {
-          const result = await applyIndexUpdates(store, root, batchOf(changed));
-          if (result.findings.length > 0) throw new Error(`bench update refused: ${result.findings[0]?.reason}`);
-          root = result.root;
-          written += result.nodesWritten;
-          tiles += result.tilesWritten;
-          keysChanged += result.changedKeys;
-        },
+        update: () => applyCounted(batchOf(changed), counts),
         floor: () => {
           for (let k = 0; k < changed; k += 1)
             for (let i = 0; i < levels; i += 1) hash('sha256', floorMessage, 'buffer');
@@ -300,7 +318,8 @@ export async function runIndexBench(): Promise<string> {
       { batchMs: 20, budgetMs: 3_000, minRounds: 5, maxRounds: 30 },
     );
     const perKey = (ms: readonly number[]) => `${((median(ms) / changed) * 1000).toFixed(1)} µs`;
-    store.putTiles = putTiles;
+    unmeter();
+    const { written, keysChanged, tiles, units, largest } = counts;
     lines.push(
       `| ${changed.toLocaleString('en')} | ${(written / keysChanged).toFixed(2)} | ${(tiles / keysChanged).toFixed(2)} | ${(units / keysChanged).toFixed(2)} | ${largest} B | ${perKey(samples.update)} | ${perKey(samples.floor)} | ${pairedRatio(samples.update, samples.floor).toFixed(1)} |`,
     );
@@ -316,25 +335,10 @@ export async function runIndexBench(): Promise<string> {
     for (let i = 0; i < SPARSE_LINEAGES; i += 1) {
       const l = nextLineage++ % lineages;
       moving.push(l);
-      const held = heads[l] as LineageIndexValue;
-      const next = lineageValue(held.treeSize + SPARSE_WRITES_PER_LINEAGE, l);
-      heads[l] = next;
-      batch.push({
-        kind: 'lineage',
-        lineageId: `lineage-${l}`,
-        value: next,
-        consistentFrom: { treeSize: held.treeSize, rootHash: held.rootHash },
-      });
+      batch.push(moveLineage(l, SPARSE_WRITES_PER_LINEAGE));
     }
     for (let i = 0; i < SPARSE_LINEAGES * SPARSE_WRITES_PER_LINEAGE; i += 1) {
-      const n = nextResidual++;
-      const l = related ? (moving[i % SPARSE_LINEAGES] as number) : nextLineage++ % lineages;
-      batch.push({
-        kind: 'residual',
-        lineageId: `lineage-${l}`,
-        residualId: `new-${n}`,
-        value: { seq: 1_000 + n, recordHash: digest(`new/${n}`) },
-      });
+      batch.push(newResidual(() => (related ? (moving[i % SPARSE_LINEAGES] as number) : nextLineage++ % lineages)));
     }
     return batch;
   };
@@ -344,24 +348,11 @@ export async function runIndexBench(): Promise<string> {
     '|---|---:|---:|---:|---:|---:|',
   );
   for (const related of [true, false]) {
-    let tiles = 0;
-    let units = 0;
-    let keysChanged = 0;
-    let written = 0;
-    const putTiles = store.putTiles.bind(store);
-    store.putTiles = async (batch) => {
-      for (const { root: tileRoot, tile } of batch) units += Math.ceil(tileItemBytes(tileRoot, tile) / 1024);
-      return putTiles(batch);
-    };
-    for (let b = 0; b < SPARSE_BATCHES; b += 1) {
-      const result = await applyIndexUpdates(store, root, sparseBatch(related));
-      if (result.findings.length > 0) throw new Error(`bench update refused: ${result.findings[0]?.reason}`);
-      root = result.root;
-      tiles += result.tilesWritten;
-      written += result.nodesWritten;
-      keysChanged += result.changedKeys;
-    }
-    store.putTiles = putTiles;
+    const counts = emptyWriteCounts();
+    const unmeter = meterTiles(counts);
+    for (let b = 0; b < SPARSE_BATCHES; b += 1) await applyCounted(sparseBatch(related), counts);
+    unmeter();
+    const { tiles, units, keysChanged, written } = counts;
     const writes = (keysChanged * SPARSE_WRITES_PER_LINEAGE) / (1 + SPARSE_WRITES_PER_LINEAGE);
     lines.push(
       `| ${related ? `sparse: ${SPARSE_LINEAGES} lineages moving, ${SPARSE_WRITES_PER_LINEAGE} new residual ids of each` : `unrelated: ${SPARSE_LINEAGES} lineages moving, ${SPARSE_LINEAGES * SPARSE_WRITES_PER_LINEAGE} new residual ids of other lineages`} | ${(tiles / keysChanged).toFixed(2)} | ${(units / keysChanged).toFixed(2)} | ${(tiles / writes).toFixed(2)} | ${(units / writes).toFixed(2)} | ${(written / keysChanged).toFixed(2)} |`,

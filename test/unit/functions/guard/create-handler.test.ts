@@ -90,67 +90,50 @@ describe('guard handler (BatchProcessor, partial batch response)', () => {
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(records.map((r) => r.messageId));
   });
 
-  it('pipeline.md "Concurrency": accepted writes go out in one SendMessageBatch; an entry SQS refuses fails exactly its record', async () => {
-    const batches: SendMessageBatchCommand[] = [];
-    const client = {
-      send: async (command: SendMessageBatchCommand) => {
-        batches.push(command);
-        const entries = command.input.Entries ?? [];
-        const refused = entries.find(
-          (e) => (JSON.parse(e.MessageBody ?? '') as SealRequest).request.residualId === 'r-2',
-        );
-        return {
-          Successful: entries
-            .filter((e) => e !== refused)
-            .map((e) => ({ Id: e.Id, MessageId: 'm', MD5OfMessageBody: '' })),
-          Failed: refused ? [{ Id: refused.Id, Code: 'InternalError', SenderFault: false }] : [],
-        };
-      },
-    } as unknown as SQSSend;
-    const { handler, store } = setup(new SQSSealQueue(client, 'https://queue'));
-    const records = [
-      sqsRecord(writeBody('r-0')),
-      sqsRecord('not json'),
-      sqsRecord(writeBody('r-1')),
-      sqsRecord(writeBody('r-2')),
-      sqsRecord(writeBody('r-3')),
-    ];
-    const response = await handler(sqsEvent(records), lambdaContext());
-    expect(batches).toHaveLength(1);
-    expect(
-      batches[0]?.input.Entries?.map((e) => (JSON.parse(e.MessageBody ?? '') as SealRequest).request.residualId),
-    ).toEqual(['r-0', 'r-1', 'r-2', 'r-3']);
-    expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[3]?.messageId }]);
-    expect(store.rejections).toHaveLength(1);
-  });
-
-  it('infrastructure.md "The guard\'s batching window": a full batch of 10 (one malformed) goes out in one SendMessageBatch of the 9 accepted; a refused entry fails its record alone', async () => {
-    const batches: SendMessageBatchCommand[] = [];
-    const client = {
-      send: async (command: SendMessageBatchCommand) => {
-        batches.push(command);
-        const entries = command.input.Entries ?? [];
-        const refused = entries.find(
-          (e) => (JSON.parse(e.MessageBody ?? '') as SealRequest).request.residualId === 'r-7',
-        );
-        return {
-          Successful: entries
-            .filter((e) => e !== refused)
-            .map((e) => ({ Id: e.Id, MessageId: 'm', MD5OfMessageBody: '' })),
-          Failed: refused ? [{ Id: refused.Id, Code: 'InternalError', SenderFault: false }] : [],
-        };
-      },
-    } as unknown as SQSSend;
-    const { handler, store } = setup(new SQSSealQueue(client, 'https://queue'));
-    const records = Array.from({ length: 10 }, (_, i) => sqsRecord(i === 4 ? 'not json' : writeBody(`r-${i}`)));
-    const response = await handler(sqsEvent(records), lambdaContext());
-    expect(batches).toHaveLength(1);
-    expect(
-      batches[0]?.input.Entries?.map((e) => (JSON.parse(e.MessageBody ?? '') as SealRequest).request.residualId),
-    ).toEqual(['r-0', 'r-1', 'r-2', 'r-3', 'r-5', 'r-6', 'r-7', 'r-8', 'r-9']);
-    expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[7]?.messageId }]);
-    expect(store.rejections).toHaveLength(1);
-  });
+  for (const { name, refusedId, bodies, sent, failedIndex } of [
+    {
+      name: 'pipeline.md "Concurrency": accepted writes go out in one SendMessageBatch; an entry SQS refuses fails exactly its record',
+      refusedId: 'r-2',
+      bodies: [writeBody('r-0'), 'not json', writeBody('r-1'), writeBody('r-2'), writeBody('r-3')],
+      sent: ['r-0', 'r-1', 'r-2', 'r-3'],
+      failedIndex: 3,
+    },
+    {
+      name: 'infrastructure.md "The guard\'s batching window": a full batch of 10 (one malformed) goes out in one SendMessageBatch of the 9 accepted; a refused entry fails its record alone',
+      refusedId: 'r-7',
+      bodies: Array.from({ length: 10 }, (_, i) => (i === 4 ? 'not json' : writeBody(`r-${i}`))),
+      sent: ['r-0', 'r-1', 'r-2', 'r-3', 'r-5', 'r-6', 'r-7', 'r-8', 'r-9'],
+      failedIndex: 7,
+    },
+  ]) {
+    it(name, async () => {
+      const batches: SendMessageBatchCommand[] = [];
+      const client = {
+        send: async (command: SendMessageBatchCommand) => {
+          batches.push(command);
+          const entries = command.input.Entries ?? [];
+          const refused = entries.find(
+            (e) => (JSON.parse(e.MessageBody ?? '') as SealRequest).request.residualId === refusedId,
+          );
+          return {
+            Successful: entries
+              .filter((e) => e !== refused)
+              .map((e) => ({ Id: e.Id, MessageId: 'm', MD5OfMessageBody: '' })),
+            Failed: refused ? [{ Id: refused.Id, Code: 'InternalError', SenderFault: false }] : [],
+          };
+        },
+      } as unknown as SQSSend;
+      const { handler, store } = setup(new SQSSealQueue(client, 'https://queue'));
+      const records = bodies.map((body) => sqsRecord(body));
+      const response = await handler(sqsEvent(records), lambdaContext());
+      expect(batches).toHaveLength(1);
+      expect(
+        batches[0]?.input.Entries?.map((e) => (JSON.parse(e.MessageBody ?? '') as SealRequest).request.residualId),
+      ).toEqual(sent);
+      expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[failedIndex]?.messageId }]);
+      expect(store.rejections).toHaveLength(1);
+    });
+  }
 
   it('pipeline.md "Logs and metrics": the success path logs one `batch handled` line per invocation naming every write; a refused message keeps its own line', async () => {
     const log = capturedLogger('reseal-guard-test');

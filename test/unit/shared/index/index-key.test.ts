@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../shared/canonical/canonical-json';
 import { applyIndexUpdates } from '../../../../shared/index/apply-index-updates';
 import type { IndexEntry } from '../../../../shared/index/index-entry';
-import { emptyIndexHash } from '../../../../shared/index/index-hash';
 import {
   type IndexKey,
   indexKeyPath,
@@ -13,15 +12,8 @@ import {
   RESIDUAL_SHARED_PATH_BITS,
 } from '../../../../shared/index/index-key';
 import { INDEX_TILE_LEVELS } from '../../../../shared/index/index-tile';
-import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
-import {
-  lineageEntry,
-  lineageValue,
-  residualEntry,
-  residualValue,
-  updatesFor,
-  updateTo,
-} from '../../../helpers/index-factories';
+import { builtIndex } from '../../../helpers/built-index';
+import { lineageEntry, lineageValue, residualEntry, residualValue, updateTo } from '../../../helpers/index-factories';
 
 const bits = (path: Uint8Array, from: number, to: number) =>
   Array.from({ length: to - from }, (_, i) => keyPathBit(path, from + i)).join('');
@@ -58,8 +50,7 @@ describe('index key paths (docs/verifiable-index.md, "Keys")', () => {
       entries.push(lineageEntry(`lineage-${l}`, lineageValue(4, `l${l}`)));
       for (let r = 0; r < 4; r += 1) entries.push(residualEntry(`lineage-${l}`, `r-${r}`, residualValue(r, `l${l}`)));
     }
-    const store = new MemoryIndexNodeStore({ tileLevels: INDEX_TILE_LEVELS });
-    let { root } = await applyIndexUpdates(store, emptyIndexHash(), updatesFor(entries));
+    let { store, root } = await builtIndex(entries, INDEX_TILE_LEVELS);
     /** Tiles written by 40 single-write integrations, each moving a lineage and adding a residual id of `residualOf(l)`. */
     const tilesOf = async (first: number, residualOf: (l: number) => number) => {
       let tiles = 0;

@@ -12,6 +12,7 @@ import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
 import { hashIndexNode } from '../../../../shared/index/read-index-node';
 import type { IndexNode } from '../../../../shared/ports/index-node-store';
+import { builtIndex } from '../../../helpers/built-index';
 import {
   digestOf,
   hexOf,
@@ -34,11 +35,7 @@ function entries(count: number): IndexEntry[] {
   );
 }
 
-async function built(levels: number, map: readonly IndexEntry[]) {
-  const store = new MemoryIndexNodeStore({ tileLevels: levels });
-  const result = await applyIndexUpdates(store, emptyIndexHash(), updatesFor(map));
-  return { store, root: result.root, result };
-}
+const built = (levels: number, map: readonly IndexEntry[]) => builtIndex(map, levels);
 
 describe('index tiles (docs/verifiable-index.md, "Tiles")', () => {
   it('only storage changes: the vectors root and every proof are the same for tiles of 1, 2, 4 and 8 levels', async () => {

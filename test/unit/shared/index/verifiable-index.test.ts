@@ -15,6 +15,7 @@ import {
 import { parseIndexUpdates } from '../../../../shared/index/index-update';
 import { MemoryIndexNodeStore } from '../../../../shared/index/memory-index-node-store';
 import { proveIndexKey } from '../../../../shared/index/prove-index-key';
+import { builtIndex } from '../../../helpers/built-index';
 import {
   hexOf,
   lineageEntry,
@@ -39,11 +40,7 @@ const MAP: IndexEntry[] = [
   residualEntry('lineage-2', 'r-0', residualValue(0, 'b')),
 ];
 
-async function mapIndex(entries: readonly IndexEntry[] = MAP) {
-  const store = new MemoryIndexNodeStore();
-  const result = await applyIndexUpdates(store, emptyIndexHash(), updatesFor(entries));
-  return { store, root: result.root, result };
-}
+const mapIndex = (entries: readonly IndexEntry[] = MAP) => builtIndex(entries);
 
 describe('verifiable index: roots', () => {
   it('the empty index has the empty-subtree hash as root, and every key is provably absent from it', async () => {
