@@ -66,10 +66,10 @@ export const SPARSE_GUARD_SHARE = {
  *
  * - `write` (run of 2026-12-06 15:59 UTC, bench/RESULTS.md "The guard's batching window, the
  *   per-invocation event and the cheaper outcome proof"; the append as built, record then head and
- *   marker, small head, lineage checkpoints unsigned, the guard's 1 s window: the defaults): the
- *   sparse scenario (50 lineages at one write a second, 1 KiB payload, 100-key manifest), the
- *   sealer's path: the guard's `SendMessageBatch` to the FIFO queue, one per guard invocation
- *   ({@link SPARSE_GUARD_INVOCATIONS_PER_WRITE}, two 64 KiB chunks each); per sealer invocation
+ *   marker, small head, lineage checkpoints unsigned: the defaults; the guard's 1 s window
+ *   emulated, its share kept apart): the sparse scenario (50 lineages at one write a second,
+ *   1 KiB payload, 100-key manifest), the sealer's path (the guard's `SendMessageBatch` to the
+ *   FIFO queue is in {@link SPARSE_GUARD_SHARE}, not here); per sealer invocation
  *   ({@link SPARSE_SEALER_INVOCATIONS_PER_WRITE}, modelled at 0.175 a write, the dearest the bench
  *   has counted: this run counted 0.10, ten writes an invocation) two `GenerateMac`, whatever its
  *   runs and records (one record-batch MAC for all its records, taken before they are stored,
@@ -108,7 +108,7 @@ export const SPARSE_GUARD_SHARE = {
  */
 export const MEASURED_USAGE = {
   source:
-    'bench/RESULTS.md, emulator bench runs of 2026-12-06 15:59 UTC (write) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys',
+    "bench/RESULTS.md, emulator bench runs of 2026-12-06 15:59 UTC (write; the guard's share with a 1 s window), 2026-12-06 13:34 UTC (the guard's share without a window, the default) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys",
   write: {
     kmsSymmetricRequest: 2 * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
     kmsAsymmetricRequest: 0,
