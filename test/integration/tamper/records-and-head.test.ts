@@ -485,10 +485,11 @@ const cells: readonly Cell[] = [
     expect: { ...caught('LINEAGE_BROKEN'), [PY]: pyCaught('HASH_MISMATCH', 'LINEAGE_BROKEN') },
   },
   {
-    // Nodes no answer reads: the TypeScript readers prove the latest record (and a new write's)
-    // from the head's frontier (docs/verifiable-log.md, "Stored state"), the walks recompute the
-    // tree, and an export carries no nodes. Each answers from what it proved, and the record is
-    // intact. The Python readers still prove from the records' nodes, and catch the edit.
+    // Nodes no answer reads: the readers prove the latest record (and a new write's) from the
+    // head's frontier (docs/verifiable-log.md, "Stored state"), the walks recompute the tree, and an
+    // export carries no nodes. Each answers from what it proved, and the record is intact. The
+    // Python reader's walk of the records (proven_records) reads the nodes, and catches the edit;
+    // its receipt of the latest record proves it from the frontier, as the TypeScript readers do.
     attack: attacks.editNodes,
     expect: {
       [XV]: both('VERIFIED_INTACT'),
@@ -497,7 +498,7 @@ const cells: readonly Cell[] = [
       [RC]: both('exit 0 VERIFIED_INTACT'),
       [P]: both('exit 3 SEALED'),
       [CW]: both('SEALED seq 4'),
-      [PY]: pyCaught('HASH_MISMATCH'),
+      [PY]: both('records LogVerificationError HASH_MISMATCH; receipt VERIFIED_INTACT seq 4'),
     },
   },
   {
@@ -541,7 +542,7 @@ const cells: readonly Cell[] = [
       [P]: ['exit 3 SEALED', 'exit 20 LINEAGE_BROKEN'],
       [CW]: ['SEALED seq 4', 'UnverifiedOutcomeError'],
       [PY]: [
-        'records LogVerificationError HASH_MISMATCH; receipt LogVerificationError HASH_MISMATCH',
+        'records LogVerificationError HASH_MISMATCH; receipt VERIFIED_INTACT seq 4',
         'records LogVerificationError LINEAGE_BROKEN; receipt LogVerificationError LINEAGE_BROKEN',
       ],
     },
