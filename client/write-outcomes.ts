@@ -402,11 +402,14 @@ export class WriteOutcomes {
    * record found only in a head the sealer MAC'd is no finding: that tree vouches for nothing this
    * client can check (a table writer could have put the head there), so it is the `SEALED` outcome,
    * `SEALED_AWAITING_INTEGRATION` (docs/verifiable-log.md, "Signed outcomes"), never tampering.
+   * `signedOnly`: `null` unless the lineage's latest head carries a signed checkpoint (beside a
+   * signed refusal, a head the sealer MAC'd is the table's word; `#sealHiddenBeside`).
    */
   async #loggedSeal(
     lineageId: string,
     residualId: string,
     options: WaitForOutcomeOptions,
+    signedOnly = false,
   ): Promise<HiddenSealError | WriteOutcome | null> {
     const { log } = this.#deps;
     // A record sealed before the request could have reached the sealer is not its seal: the sealer
@@ -418,7 +421,7 @@ export class WriteOutcomes {
       : (options.sinceMs ?? Number.NEGATIVE_INFINITY);
     try {
       const latest = await log.latest(lineageId);
-      if (latest === null) return null;
+      if (latest === null || (signedOnly && latest.checkpoint.note === null)) return null;
       const { request } = options;
       const found = await searchLoggedSeal(log, {
         lineageId,
@@ -594,10 +597,9 @@ export class WriteOutcomes {
   async #sealHiddenBeside(lineageId: string, residualId: string, options: WaitForOutcomeOptions): Promise<boolean> {
     // A seal only a head the sealer MAC'd shows is the table's word, which a refusal signed for the
     // request outranks (as beside its marker): only the index or a signed lineage checkpoint count.
-    const signed = async () => ((await this.#deps.log.latest(lineageId))?.checkpoint.note ?? null) !== null;
     const finding =
       (await this.#indexedSeal(lineageId, residualId)) ??
-      ((await signed()) ? await this.#loggedSeal(lineageId, residualId, options) : null);
+      (await this.#loggedSeal(lineageId, residualId, options, true));
     if (!(finding instanceof HiddenSealError)) return false;
     // The seal may have landed since (record, then head, then marker): an honest table never reads as tampered.
     const again = await this.#deps.store.findByResidualId(lineageId, residualId);
