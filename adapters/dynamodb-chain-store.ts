@@ -8,6 +8,7 @@ import type { StoredLogHead } from '../shared/log/log-state';
 import type { NodeRef } from '../shared/log/node-ref';
 import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
+import { MAX_KEPT_MANIFEST_BYTES, type ManifestCache } from '../shared/ports/manifest-cache';
 import type { LineageHead } from '../shared/seal/lineage-head';
 import { manifestDigest } from '../shared/triage/manifest-digest';
 import { type BatchGetOptions, batchGetItems } from './batch-get-items';
@@ -43,21 +44,28 @@ export type ChainStore = Pick<
 /** Options of {@link DynamoDBChainStore}. */
 export interface ChainStoreOptions {
   /**
-   * Manifests `readRecord` keeps, at most (default 0: none). A manifest item is content-addressed
-   * and a record names its digest, so one kept only once it hashes to that digest is the item's
-   * bytes: a client proving one write after another reads its agent's manifest once
-   * (docs/pipeline.md, "Learning the outcome of a write"). Walks, audits and the sealer read the
-   * table as it stands (`readChain`), so a deleted manifest item still shows there.
+   * Where `readRecord` keeps the manifests it read (default none). A manifest item is
+   * content-addressed and a record names its digest, so one kept only once it hashes to that
+   * digest, and used only once it hashes to it again, is the item's bytes: a client proving one
+   * write after another reads its agent's manifest once (docs/pipeline.md, "Learning the outcome
+   * of a write"), and a CLI keeping them on disk once across runs. Walks, audits and the sealer
+   * read the table as it stands (`readChain`), so a deleted manifest item still shows there.
    */
-  readonly manifestCache?: number;
+  readonly manifestCache?: ManifestCache;
 }
 
-/**
- * Largest manifest a store keeps, in UTF-8 bytes of its canonical JSON
- * ({@link ChainStoreOptions.manifestCache}): bounds its memory. Bytes, not UTF-16 code units: a
- * manifest's keys may be any Unicode, up to three bytes a unit.
- */
-const MAX_KEPT_MANIFEST_BYTES = 64 * 1024;
+/** Whether `manifest` is one a {@link ManifestCache} keeps for `digest`: an object hashing to it, at most {@link MAX_KEPT_MANIFEST_BYTES}. */
+function keepableManifest(manifest: unknown, digest: string): boolean {
+  if (manifest === undefined || manifest === null || typeof manifest !== 'object') return false;
+  try {
+    return (
+      Buffer.byteLength(canonicalJson(manifest), 'utf8') <= MAX_KEPT_MANIFEST_BYTES &&
+      manifestDigest(manifest) === digest
+    );
+  } catch {
+    return false; // not a manifest the schema takes (the record's check refuses it): never kept
+  }
+}
 
 /** Manifest digests a store remembers as put before it forgets them all (a bound on a warm sealer's memory). */
 const MANIFEST_CACHE_LIMIT = 10_000;
@@ -102,12 +110,8 @@ export class DynamoDBChainStore implements ChainStore {
   readonly #manifestsPut = new Set<string>();
 
   readonly #headLayout: HeadLayout;
-  /**
-   * Manifests `readRecord` read that hash to their digest, by item key (least recently used out
-   * first), when the store keeps them ({@link ChainStoreOptions.manifestCache}); else `null`.
-   */
-  readonly #manifestsRead: Map<string, unknown> | null;
-  readonly #manifestCacheSize: number;
+  /** Manifests `readRecord` read that hash to their digest, by item key ({@link ChainStoreOptions.manifestCache}); else `null`. */
+  readonly #manifestsRead: ManifestCache | null;
 
   /**
    * @param headLayout - the head item's attributes the store writes (docs/sealing.md, "Migration")
@@ -116,8 +120,7 @@ export class DynamoDBChainStore implements ChainStore {
   constructor(table: LineageTable, headLayout: HeadLayout = DEFAULT_HEAD_LAYOUT, options: ChainStoreOptions = {}) {
     this.#table = table;
     this.#headLayout = headLayout;
-    this.#manifestCacheSize = Math.max(0, options.manifestCache ?? 0);
-    this.#manifestsRead = this.#manifestCacheSize > 0 ? new Map() : null;
+    this.#manifestsRead = options.manifestCache ?? null;
   }
 
   async head(lineageId: string): Promise<LineageHead | null> {
@@ -295,14 +298,17 @@ export class DynamoDBChainStore implements ChainStore {
     const manifests = new Map<string, unknown>();
     const cache = kept ? this.#manifestsRead : null;
     if (cache) {
-      for (const digest of digests) {
-        const pk = LineageKeys.manifest(lineageId, digest);
-        if (!cache.has(pk)) continue;
-        const manifest = cache.get(pk);
-        cache.delete(pk);
-        cache.set(pk, manifest);
-        manifests.set(digest, structuredClone(manifest));
-      }
+      // A kept copy is used only once it hashes to the digest again: one edited where it is kept
+      // (a file) is forgotten and the item read, never put into the record.
+      await Promise.all(
+        digests.map(async (digest) => {
+          const pk = LineageKeys.manifest(lineageId, digest);
+          const manifest = await cache.get(pk);
+          if (manifest === undefined) return;
+          if (keepableManifest(manifest, digest)) manifests.set(digest, manifest);
+          else await cache.delete(pk);
+        }),
+      );
       if (manifests.size === digests.length) return stored.map((record) => withSharedManifest(record, manifests));
     }
     const budget = new ManifestReadBudget();
@@ -328,26 +334,17 @@ export class DynamoDBChainStore implements ChainStore {
     await read(keyed, false);
     const missed = keyed.filter(({ digest }) => !manifests.has(digest));
     if (missed.length > 0) await read(missed);
-    if (cache) for (const { digest, pk } of keyed) this.#keepManifest(cache, pk, digest, manifests.get(digest));
+    if (cache) {
+      await Promise.all(
+        keyed.map(async ({ digest, pk }) => {
+          const manifest = manifests.get(digest);
+          if (keepableManifest(manifest, digest)) await cache.set(pk, manifest);
+        }),
+      );
+    }
     const earlier = digests.filter((digest) => !manifests.has(digest));
     if (earlier.length > 0) await read(earlier.map((digest) => ({ digest, pk: LineageKeys.sharedManifest(digest) })));
     return stored.map((record) => withSharedManifest(record, manifests));
-  }
-
-  /** Keeps `manifest` under `pk` when it hashes to `digest` and is small enough; the least recently used goes past the bound. */
-  #keepManifest(cache: Map<string, unknown>, pk: string, digest: string, manifest: unknown): void {
-    if (manifest === undefined || manifest === null || typeof manifest !== 'object') return;
-    try {
-      if (
-        Buffer.byteLength(canonicalJson(manifest), 'utf8') > MAX_KEPT_MANIFEST_BYTES ||
-        manifestDigest(manifest) !== digest
-      )
-        return;
-    } catch {
-      return; // not a manifest the schema takes (the record's check refuses it): never kept
-    }
-    cache.set(pk, structuredClone(manifest));
-    while (cache.size > this.#manifestCacheSize) cache.delete(cache.keys().next().value as string);
   }
 
   /** Every item of `keys` present in the table (consistent reads unless `consistent` is `false`, all batches, unprocessed keys retried: {@link batchGetItems}). */

@@ -9,6 +9,7 @@ import type { LineagePolicy } from '../shared/authorship/lineage-policy';
 import { InvalidInputError } from '../shared/errors';
 import type { NoteVerifierKey } from '../shared/log/note-key';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
+import type { ManifestCache } from '../shared/ports/manifest-cache';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import type { CheckpointStore } from './checkpoint-store';
 import { clientLineageStore } from './client-lineage-store';
@@ -38,6 +39,8 @@ export interface ConnectOptions {
   readonly nowMs?: () => number;
   /** Where the client keeps the last verified checkpoint per lineage (docs/verifiable-log.md). */
   readonly checkpointStore?: CheckpointStore;
+  /** Where the client keeps the manifests it proved (default the last 64 in memory; a `FileManifestCache` across processes). */
+  readonly manifestCache?: ManifestCache;
   /** The log's, the guard's and the sealer's verifier keys, pinned (default: read once with KMS `GetPublicKey`). */
   readonly logKey?: NoteVerifierKey;
   readonly guardKey?: NoteVerifierKey;
@@ -101,7 +104,7 @@ export async function connectToStack(options: ConnectOptions = {}): Promise<Stac
     options.outputs ??
     (await resolveStackOutputs(options.stackName ?? DEFAULT_STACK_NAME, new CloudFormationClient(config)));
   const dynamodb = new DynamoDBClient(config);
-  const store = clientLineageStore(dynamodb, outputs.tableName);
+  const store = clientLineageStore(dynamodb, outputs.tableName, options.manifestCache);
   const kms = new KMSClient(config);
   const anchor = new KMSMacAnchor(kms, outputs.macKeyArn);
   const client = new ResealClient(outputs, {

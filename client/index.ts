@@ -6,6 +6,7 @@
 export { KmsWriterSigner } from '../adapters/kms-writer-signer';
 export { LocalWriterSigner } from '../shared/authorship/local-writer-signer';
 export { TenantMismatchError, TenantRequiredError } from '../shared/errors';
+export type { ManifestCache } from '../shared/ports/manifest-cache';
 export type { WriterSigner } from '../shared/ports/writer-signer';
 export { DEFAULT_PAGE_SIZE } from '../shared/seal/lineage-pages';
 export type { LineageProgress } from '../shared/seal/lineage-progress';
@@ -31,6 +32,7 @@ export {
 } from './errors';
 export { type CommandRun, type CommandRunner, execFileRunner } from './exec-file-runner';
 export { CheckpointFileSchema, FileCheckpointStore } from './file-checkpoint-store';
+export { FileManifestCache } from './file-manifest-cache';
 export {
   DEFAULT_INTEGRATION_INTERVAL_SECONDS,
   DEFAULT_MAX_AGE_SECONDS,

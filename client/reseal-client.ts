@@ -25,6 +25,7 @@ import type { DeploymentLogReads } from '../shared/ports/deployment-log-reads';
 import type { IndexNodeStore } from '../shared/ports/index-node-store';
 import type { ConflictRecord, LineageStore, RejectionRecord } from '../shared/ports/lineage-store';
 import type { MacAnchor } from '../shared/ports/mac-anchor';
+import type { ManifestCache } from '../shared/ports/manifest-cache';
 import type { WriterSigner } from '../shared/ports/writer-signer';
 import { parseInput } from '../shared/schemas/parse';
 import type { ChainVerification } from '../shared/seal/chain-verification';
@@ -81,6 +82,12 @@ export interface ResealClientDeps {
   readonly eventBridge?: Pick<EventBridgeClient, 'send'>;
   /** Reads of the lineage table; default `clientLineageStore` over `dynamodb` (it keeps the manifests it read). */
   readonly store?: LineageReader;
+  /**
+   * Where the default `store` keeps the manifests it proved (`clientLineageStore`; default the
+   * last 64 in memory): a `FileManifestCache` keeps them across processes, as the CLI does.
+   * Unused with a `store` of your own.
+   */
+  readonly manifestCache?: ManifestCache;
   /** The lineage table's client; a `DynamoDBClient` itself, as the SDK's paginators require. */
   readonly dynamodb?: DynamoDBClient;
   /** Anchor that checks MACs; default `KMSMacAnchor` over `kms` with the stack's key ARN. */
@@ -222,7 +229,8 @@ export class ResealClient {
 
   constructor(outputs: ResealStackOutputs, deps: ResealClientDeps = {}) {
     this.outputs = outputs;
-    this.#store = deps.store ?? clientLineageStore(deps.dynamodb ?? new DynamoDBClient({}), outputs.tableName);
+    this.#store =
+      deps.store ?? clientLineageStore(deps.dynamodb ?? new DynamoDBClient({}), outputs.tableName, deps.manifestCache);
     const kms = deps.kms ?? new KMSClient({});
     this.#anchor = deps.anchor ?? new KMSMacAnchor(kms, outputs.macKeyArn);
     this.#nowMs = deps.nowMs ?? Date.now;

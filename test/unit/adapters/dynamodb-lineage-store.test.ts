@@ -21,6 +21,7 @@ import { checkRecordIntegrity } from '../../../shared/seal/record-integrity';
 import { sealRecord } from '../../../shared/seal/seal-record';
 import type { SealedRecord } from '../../../shared/seal/sealed-record';
 import { buildManifest } from '../../../shared/triage/build-manifest';
+import { MemoryManifestCache } from '../../../shared/triage/memory-manifest-cache';
 import { answeringDynamoDB } from '../../helpers/answering-dynamodb';
 import { appendBatch } from '../../helpers/append-batch';
 import { expectGuarantee } from '../../helpers/guarantees';
@@ -544,7 +545,9 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
             ? { Item: recordItem }
             : { Items: [recordItem] },
       );
-      const store = new DynamoDBLineageStore(client, TABLE, HeadLayout.SMALL, { manifestCache: 4 });
+      const store = new DynamoDBLineageStore(client, TABLE, HeadLayout.SMALL, {
+        manifestCache: new MemoryManifestCache(4),
+      });
       for (let i = 0; i < 3; i++) {
         const read = await store.readRecord(TEST_LINEAGE_ID, 1);
         if (!forged) expect(read).toEqual(JSON.parse(canonicalJson(second)));
@@ -577,7 +580,9 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
           ? { Item: recordItem }
           : { Items: [recordItem] },
     );
-    const store = new DynamoDBLineageStore(client, TABLE, HeadLayout.SMALL, { manifestCache: 4 });
+    const store = new DynamoDBLineageStore(client, TABLE, HeadLayout.SMALL, {
+      manifestCache: new MemoryManifestCache(4),
+    });
     for (let i = 0; i < 2; i++)
       expect(await store.readRecord(TEST_LINEAGE_ID, 0)).toEqual(JSON.parse(canonicalJson(record)));
     // Read from the table both times: too large to keep.
