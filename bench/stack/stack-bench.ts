@@ -355,6 +355,8 @@ export async function runBenchCli(
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'test',
       AWS_SECRET_ACCESS_KEY: 'test',
+      // Audits walk the table and keep no manifest; nothing of a run is left in the checkout.
+      RESEAL_MANIFEST_CACHE: 'none',
       ...env,
     },
     nowMs: () => Date.now(),
