@@ -343,7 +343,10 @@ export class ResealStack extends Stack {
     // grants sqs:ChangeMessageVisibility).
     integrator.consumer.fn.addEnvironment('INTEGRATION_QUEUE_URL', integrator.queue.queueUrl);
     integrator.queue.grantSendMessages(sealer.consumer.fn);
-    // Only the sealer may send notices: an explicit deny for every other principal.
+    // Only the sealer may send notices: an explicit deny for every other principal, so a notice
+    // vouches for the lineage head it names (docs/deployment-log.md, "Integration", step 2). Nothing
+    // else sends here (the heartbeat and the re-anchor invoke the function); a redrive from the
+    // DLQ is denied too (docs/infrastructure.md, "Permissions").
     integrator.queue.addToResourcePolicy(
       new iam.PolicyStatement({
         sid: 'OnlyTheSealerMaySendNotices',

@@ -13,6 +13,7 @@ import { authenticateDeploymentHead } from '../../shared/integrator/deployment-h
 import { type DeploymentLogState, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
 import { type CandidateRecord, integrate, type LineageCandidate } from '../../shared/integrator/integrate';
 import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
+import { noticeVouchedHeads } from '../../shared/integrator/notice-vouched-heads';
 import { carriedReAnchorChain } from '../../shared/integrator/re-anchor-chain';
 import type { VerifiedReAnchor } from '../../shared/integrator/re-anchor-statement';
 import { readHeldLineagesApart } from '../../shared/integrator/read-held-lineages';
@@ -55,8 +56,9 @@ export interface IntegratorDeps {
   readonly witness: IntegratorWitness | null;
   /**
    * The records' HMAC key (KMS `VerifyMac`), to authenticate a lineage head by the sealer's
-   * head-state MAC (docs/verifiable-log.md, "Appending"). Absent: only heads with a signed lineage
-   * checkpoint (older heads) or exactly the indexed head authenticate (a reader of old logs).
+   * head-state MAC (docs/verifiable-log.md, "Appending") when no notice of the batch names it
+   * (docs/deployment-log.md, "Integration", step 2). Absent: only heads a notice names, heads with
+   * a signed lineage checkpoint (older heads) or exactly the indexed head authenticate.
    */
   readonly anchor: MacAnchor | null;
   readonly metrics: PipelineMetrics;
@@ -231,8 +233,9 @@ export class IntegratorService {
     const lineageIds = [...new Set(notices.map((n) => n.lineageId))].sort();
     const { held, missing } = await readHeldLineagesApart(index, previous.indexRoot, lineageIds);
     const readable = lineageIds.filter((id) => held.has(id));
-    // One `VerifyMac` per distinct head-state MAC in this integration (a sealer invocation's batch
-    // MAC vouches for several of its heads); remembered for this integration only, never a `false`.
+    // A head a notice of the batch names needs no MAC; for the others, one `VerifyMac` per distinct
+    // head-state MAC in this integration (a sealer invocation's batch MAC vouches for several of
+    // its heads), remembered for this integration only, never a `false`.
     const macAnchor = this.#deps.anchor && new VerifyOnceMacAnchor(this.#deps.anchor);
     const candidates = await Promise.all(
       readable.map((id) =>
@@ -434,8 +437,10 @@ export class IntegratorService {
   }
 
   /**
-   * Step 2 for one lineage: its authenticated head and the proofs from its own tree, with one
-   * inclusion proof per seq a notice names below the indexed head (a late notice, checked in step 3).
+   * Step 2 for one lineage: its head, authenticated by a notice of the batch naming it exactly, else
+   * by its head-state MAC (docs/deployment-log.md, "Integration", step 2), and the proofs from its
+   * own tree, with one inclusion proof per seq a notice names below the indexed head (a late
+   * notice, checked in step 3).
    */
   async #candidate(
     lineageId: string,
@@ -454,6 +459,7 @@ export class IntegratorService {
         key,
         anchor,
         indexed: held,
+        noticed: noticeVouchedHeads(lineageId, notices),
       }));
     } catch (error) {
       // The MAC key unavailable is retried (the batch fails); anything else leaves the lineage out.

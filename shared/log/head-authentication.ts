@@ -6,6 +6,11 @@ export const HeadAuthentication = {
   HEAD_MAC: 'HEAD_MAC',
   /** The lineage's entry in the deployment index under the authenticated deployment checkpoint. */
   INDEX: 'INDEX',
+  /**
+   * A sealed-run notice of the integration's batch naming exactly this head (the integrator only:
+   * docs/deployment-log.md, "Integration", step 2; shared/integrator/notice-vouched-heads.ts).
+   */
+  NOTICE: 'NOTICE',
 } as const;
 
 /** One of {@link HeadAuthentication}. */

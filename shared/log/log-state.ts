@@ -261,19 +261,24 @@ export function authenticateLogState(
 
 /**
  * Authenticates the stored log state before it is extended or integrated (docs/verifiable-log.md,
- * "Appending"): {@link claimedLogState}, vouched for by one of, in this order, the head item's
- * head-state MAC under the records' HMAC key ({@link verifyHeadStateMac}; what the sealer stores
- * now), its signed lineage checkpoint (heads stored before, still read), or the lineage's entry in
- * the deployment index (`indexed`, read under the authenticated deployment checkpoint) when it is
- * exactly the claimed head. A head none of them vouches for is never extended. The state's
- * `checkpoint` is the head item's signed checkpoint only when it verifies for this state; else `null`. Authentication shows
- * the state is one the sealer stored, not the latest: the caller checks it against the index
- * (`checkAgainstIndex`), which the head never outranks.
+ * "Appending"): {@link claimedLogState}, vouched for by one of, in this order, a sealed-run notice
+ * of the integration's batch naming exactly the claimed head (`noticed`, the integrator only: no
+ * KMS call; docs/deployment-log.md, "Integration", step 2), the head item's head-state MAC under
+ * the records' HMAC key ({@link verifyHeadStateMac}; what the sealer stores now), its signed
+ * lineage checkpoint (heads stored before, still read), or the lineage's entry in the deployment
+ * index (`indexed`, read under the authenticated deployment checkpoint) when it is exactly the
+ * claimed head. A head none of them vouches for is never extended. The state's `checkpoint` is
+ * the head item's signed checkpoint only when it verifies for this state; else `null` (always
+ * `null` when a notice or the index vouches). Authentication shows the state is one the sealer
+ * stored, not the latest: the caller checks it against the index (`checkAgainstIndex`), which the
+ * head never outranks, and the integrator against every notice of the batch (`NOTICE_MISMATCH`).
  *
  * @param stored - the head item's log state, or `null` when there is no head item
  * @param context - the lineage, its checkpoint origin, the log's verifier key, the MAC anchor
- *   (`null`: a reader without the HMAC key, which can only take the signed checkpoint or the
- *   index) and the lineage's index entry (`null`: not integrated, or not read)
+ *   (`null`: a reader without the HMAC key, which can only take a notice, the signed checkpoint
+ *   or the index), the lineage's index entry (`null`: not integrated, or not read) and the heads
+ *   the batch's notices of this lineage name (absent or empty: none; `noticeVouchedHeads`,
+ *   shared/integrator/notice-vouched-heads.ts)
  * @returns the state and what authenticated it; an empty state (`authenticatedBy: null`) for `stored === null`
  * @throws {LogStateError} when nothing vouches for the head, or it is not a well-formed state
  * @throws what the anchor throws when the MAC cannot be checked (key unavailable: retried)
@@ -286,12 +291,17 @@ export async function authenticateHeadState(
     readonly key: NoteVerifierKey;
     readonly anchor: MacAnchor | null;
     readonly indexed: LineageIndexValue | null;
+    readonly noticed?: readonly LineageIndexValue[];
   },
 ): Promise<{ readonly state: LogState; readonly authenticatedBy: HeadAuthentication | null }> {
   const { lineageId } = context;
   if (stored === null) return { state: emptyLogState(lineageId), authenticatedBy: null };
   const claimed = claimedLogState(stored, lineageId);
   const head = headStateOf(claimed) as HeadState;
+  if (context.noticed?.some((noticed) => sameHead(head, noticed))) {
+    // The sealer sent this very state over a channel no table writer can send on: no MAC needed.
+    return { state: { ...claimed, checkpoint: null }, authenticatedBy: HeadAuthentication.NOTICE };
+  }
   if (stored.headMac !== undefined && stored.headMac !== null && context.anchor !== null) {
     if (await verifyHeadStateMac(head, stored.headMac, context.anchor)) {
       // The MAC covers the head state, not the checkpoint string beside it: that is kept only when
@@ -332,7 +342,7 @@ export function headStateOf(state: LogState): HeadState | null {
   };
 }
 
-/** Whether a head state is exactly the index's lineage entry (size, root, head record, epoch, policy). */
+/** Whether a head state is exactly a lineage index value (size, root, head record, epoch, policy): the index's entry, or a notice's head. */
 function sameHead(head: HeadState, indexed: LineageIndexValue): boolean {
   return (
     head.treeSize === indexed.treeSize &&

@@ -557,6 +557,42 @@ describe('ResealStack template', () => {
     }
   });
 
+  it('docs/infrastructure.md "Permissions": the integration queue has a resource policy denying sqs:SendMessage to every principal but the sealer role, and no other role, the heartbeat schedule included, sends to it', () => {
+    const queueId = integrationQueueId() ?? '';
+    const roleOf = (service: string) =>
+      (props(resources[functionId(service)]).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const policies = Object.values(resources).filter(
+      (r) =>
+        r.Type === 'AWS::SQS::QueuePolicy' &&
+        ((props(r).Queues ?? []) as { Ref: string }[]).some((ref) => ref.Ref === queueId),
+    );
+    expect(policies).toHaveLength(1);
+    const statements = (
+      props(policies[0]).PolicyDocument as { Statement: (Statement & { Sid?: string; Principal: unknown })[] }
+    ).Statement;
+    // The notices vouch for the heads they name (docs/deployment-log.md, "Integration", step 2): only the sealer sends them.
+    expect(statements.find((st) => st.Sid === 'OnlyTheSealerMaySendNotices')).toEqual({
+      Sid: 'OnlyTheSealerMaySendNotices',
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 'sqs:SendMessage',
+      Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      Condition: { ArnNotEquals: { 'aws:PrincipalArn': { 'Fn::GetAtt': [roleOf('reseal-sealer'), 'Arn'] } } },
+    });
+    // The policy only denies: no principal is granted anything through it.
+    expect(statements.filter((st) => st.Effect !== 'Deny')).toEqual([]);
+    expect(sendsTo('reseal-sealer', queueId)).toBe(true);
+    for (const service of ['reseal-guard', 'reseal-triage', 'reseal-integrator', 'reseal-mcp']) {
+      expect(sendsTo(service, queueId)).toBe(false);
+    }
+    // No rule targets the queue; the heartbeat's schedule invokes the function itself, its role
+    // holding only lambda:InvokeFunction (test/infra/heartbeat-schedule.test.ts), as the re-anchor does.
+    const targets = Object.entries(resources).filter(
+      ([, r]) => r.Type === 'AWS::Events::Rule' && JSON.stringify(props(r)).includes(`"${queueId}"`),
+    );
+    expect(targets).toEqual([]);
+  });
+
   it('docs/infrastructure.md "Permissions": the bus policy denies each detail-type the functions publish to every principal but its publishers\' roles, and grants nothing', () => {
     const roleId = (service: string) =>
       (props(resources[functionId(service)]).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];

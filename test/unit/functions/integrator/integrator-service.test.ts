@@ -57,6 +57,8 @@ async function stack(witness: IntegratorWitness | null = null, options: { signLi
     coldSealer: table.coldSealer,
     coldIntegrator,
     sealerSigner: table.sealerDeps.signer,
+    /** The MAC key the sealer MACs heads with and the integrator verifies them with. */
+    macAnchor: table.sealerDeps.anchor,
   };
 }
 
@@ -580,5 +582,93 @@ describe('integrator over a sealer that signs no lineage checkpoint (docs/deploy
     s.notices.push(...first);
     const hidden = await s.integrate();
     expect(hidden.evidence.map((e) => e.kind)).toEqual(['NOTICE_MISMATCH']);
+  });
+});
+
+describe('a head a notice of the batch names needs no VerifyMac (docs/deployment-log.md, "Integration", step 2)', () => {
+  /** A stack whose sealer MACs heads and signs no lineage checkpoint, and the integrator's `VerifyMac` calls from now on. */
+  async function macStack() {
+    const s = await stack(null, { signLineageCheckpoints: false });
+    return { ...s, verifyMacCalls: () => vi.mocked(s.macAnchor.verifyMac).mock.calls.length };
+  }
+  const spyOnVerifyMac = (s: Awaited<ReturnType<typeof macStack>>) => vi.spyOn(s.macAnchor, 'verifyMac');
+
+  it('heads exactly as their notices name them: integrated with no VerifyMac', async () => {
+    const s = await macStack();
+    for (const lineageId of [A, B]) {
+      await s.write(lineageId, 'r-0');
+      await s.write(lineageId, 'r-1');
+    }
+    spyOnVerifyMac(s);
+    const report = await s.integrate();
+    expect(report.evidence).toEqual([]);
+    expect([...report.integrated].sort()).toEqual([A, B].sort());
+    expect(s.verifyMacCalls()).toBe(0);
+    expect((await s.held(A))?.treeSize).toBe(2);
+  });
+
+  it("a head moved past its lineage's notices (the later notice lost): one VerifyMac, integrated; a named head beside it needs none", async () => {
+    const s = await macStack();
+    await s.write(A, 'r-0');
+    await s.write(B, 'r-0');
+    await s.write(A, 'r-1');
+    // A's second notice is lost (or comes in a later batch): A's head is size 2, its notice names size 1.
+    const batch = s.notices.splice(0).filter((n) => !(n.lineageId === A && n.head.treeSize === 2));
+    s.notices.push(...batch);
+    spyOnVerifyMac(s);
+    const moved = await s.integrate();
+    expect(moved.evidence).toEqual([]);
+    expect([...moved.integrated].sort()).toEqual([A, B].sort());
+    expect((await s.held(A))?.treeSize).toBe(2);
+    expect(s.verifyMacCalls()).toBe(1);
+  });
+
+  it("a head item a table writer edited to state a notice's head record but with a frontier that does not hash to its root: HEAD_UNAUTHENTICATED through the MAC, never integrated", async () => {
+    const s = await macStack();
+    await s.write(A, 'r-0');
+    await s.write(A, 'r-1');
+    const notice = s.notices.at(-1);
+    s.store.setLogHead(A, (log) => ({ ...log, frontier: ['ab'.repeat(32)] }));
+    const stored = (await s.store.logHead(A)) as StoredLogHead;
+    // The head item still states the notice's seq, record hash and epoch; only its root differs.
+    expect(stored.head).toMatchObject({
+      seq: 1,
+      recordHash: notice?.head.headRecordHash,
+      generationEpoch: notice?.head.generationEpoch,
+    });
+    expect(Buffer.from(claimedLogState(stored, A).rootHash).toString('hex')).not.toBe(notice?.head.rootHash);
+    spyOnVerifyMac(s);
+    const report = await s.integrate();
+    expect(report.integrated).toEqual([]);
+    expect(report.evidence.map((e) => e.kind)).toEqual(['HEAD_UNAUTHENTICATED']);
+    expect(s.verifyMacCalls()).toBe(1);
+    expect(report.checkpoint).toBeNull();
+  });
+
+  it('a head item whose frontier does not fit its size is refused before any notice or MAC is looked at', async () => {
+    const s = await macStack();
+    await s.write(A, 'r-0');
+    await s.write(A, 'r-1');
+    s.store.setLogHead(A, (log) => ({ ...log, frontier: [] }));
+    spyOnVerifyMac(s);
+    const report = await s.integrate();
+    expect(report.evidence.map((e) => e.kind)).toEqual(['HEAD_UNAUTHENTICATED']);
+    expect(s.verifyMacCalls()).toBe(0);
+  });
+
+  it('a head rewound to an older genuine state that an older notice of the same batch names: NOTICE_MISMATCH, as through the MAC', async () => {
+    const s = await macStack();
+    await s.write(A, 'r-0');
+    const restore = snapshot(s.store, A);
+    await s.write(A, 'r-1');
+    await s.write(B, 'r-0');
+    restore();
+    spyOnVerifyMac(s);
+    const report = await s.integrate();
+    expect(report.integrated).toEqual([B]);
+    expect(report.evidence.map((e) => `${e.kind} ${e.lineageId}`)).toEqual([`NOTICE_MISMATCH ${A}`]);
+    // The rewound head is the state the first notice names: taken without a MAC, refused by the second.
+    expect(s.verifyMacCalls()).toBe(0);
+    expect(await s.held(A)).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { policyDigest } from '../../../../shared/authorship/lineage-policy';
 import { LogStateError } from '../../../../shared/errors';
 import type { LineageIndexValue } from '../../../../shared/index/index-entry';
@@ -116,6 +116,52 @@ describe('authenticateHeadState (docs/verifiable-log.md, "Appending")', () => {
     await expect(authenticateHeadState(otherKey, context({}))).rejects.toThrow(LogStateError);
     const unchecked = { ...stored, checkpoint: null, headMac: mac };
     await expect(authenticateHeadState(unchecked, context({ anchor: null }))).rejects.toThrow(LogStateError);
+  });
+
+  it('a head exactly as a notice of the batch names it authenticates by the notice, before and without any VerifyMac', async () => {
+    const { stored, head } = await storedHead();
+    const anchor = testAnchor();
+    const withMac = { ...stored, headMac: await macHeadState(head, anchor) };
+    const verifyMac = vi.spyOn(anchor, 'verifyMac');
+    const noticed = [{ ...indexValueOf(head), treeSize: 2 }, indexValueOf(head)];
+    const { state, authenticatedBy } = await authenticateHeadState(withMac, { ...context({ anchor }), noticed });
+    expect(authenticatedBy).toBe(HeadAuthentication.NOTICE);
+    expect(state.size).toBe(3);
+    // The notice vouches for the state, not for the checkpoint text beside it.
+    expect(state.checkpoint).toBeNull();
+    expect(verifyMac).not.toHaveBeenCalled();
+    // No anchor at all: the notice alone vouches.
+    const bare = { ...stored, checkpoint: null, headMac: null };
+    expect((await authenticateHeadState(bare, { ...context({ anchor: null }), noticed })).authenticatedBy).toBe(
+      HeadAuthentication.NOTICE,
+    );
+  });
+
+  it('a notice naming another head (any field) leaves the head to its MAC; an edited frontier is never taken for the named head', async () => {
+    const { stored, head } = await storedHead();
+    const named = indexValueOf(head);
+    const bare = { ...stored, checkpoint: null, headMac: null };
+    for (const other of [
+      { ...named, treeSize: 2 },
+      { ...named, rootHash: '00'.repeat(32) },
+      { ...named, headRecordHash: '00'.repeat(32) },
+      { ...named, generationEpoch: named.generationEpoch + 1 },
+      { ...named, writerPolicyDigest: '00'.repeat(32) },
+    ]) {
+      await expect(authenticateHeadState(bare, { ...context({}), noticed: [other] })).rejects.toThrow(LogStateError);
+    }
+    const anchor = testAnchor();
+    const withMac = { ...bare, headMac: await macHeadState(head, anchor) };
+    const verifyMac = vi.spyOn(anchor, 'verifyMac');
+    const byMac = await authenticateHeadState(withMac, {
+      ...context({ anchor }),
+      noticed: [{ ...named, treeSize: 2 }],
+    });
+    expect(byMac.authenticatedBy).toBe(HeadAuthentication.HEAD_MAC);
+    expect(verifyMac).toHaveBeenCalledTimes(1);
+    // The frontier edited: its root is no longer the notice's, whatever the head fields still say.
+    const edited = { ...bare, frontier: (stored.frontier ?? []).map(() => 'ab'.repeat(32)) };
+    await expect(authenticateHeadState(edited, { ...context({}), noticed: [named] })).rejects.toThrow(LogStateError);
   });
 });
 
