@@ -166,15 +166,15 @@ export class GuardService {
 
   async #screen(message: GuardMessage): Promise<GuardScreening> {
     const { logger, clock, maxReceiptAgeSeconds } = this.#deps;
-    const raw = Buffer.from(message.body, 'utf8');
+    const bodyBytes = Buffer.byteLength(message.body, 'utf8');
     const base = { message };
-    if (raw.byteLength > (this.#deps.maxBodyBytes ?? MAX_BODY_BYTES)) {
+    if (bodyBytes > (this.#deps.maxBodyBytes ?? MAX_BODY_BYTES)) {
       // Still filed under its lineage when the body names one, so a writer waiting on it sees it.
       return this.#reject(
         { ...base, ...idsOf(message.body) },
         RejectionReason.PAYLOAD_TOO_LARGE,
         {
-          issues: [{ path: '', message: `body is ${raw.byteLength} bytes; at most ${MAX_BODY_BYTES}` }],
+          issues: [{ path: '', message: `body is ${bodyBytes} bytes; at most ${MAX_BODY_BYTES}` }],
         },
         UNSIGNED,
       );
