@@ -1,3 +1,4 @@
+import type { WriteBodyDigests } from '../../shared/authorship/request-signing-digest';
 import { writeSignatureProblem } from '../../shared/authorship/write-signature';
 import { FORMAT_VERSION } from '../../shared/canonical/hash-domain';
 import { parseStrictJson } from '../../shared/canonical/strict-json';
@@ -16,6 +17,7 @@ import type { SealQueue } from '../../shared/ports/seal-queue';
 import { Identifier } from '../../shared/schemas/identifier';
 import type { Validated } from '../../shared/schemas/validated';
 import { lineageOfTenant, tenantLineagePrefix } from '../../shared/tenancy/tenants';
+import { acceptWriteRequest } from '../../shared/write/accept-write-request';
 import { requestDigest } from '../../shared/write/request-digest';
 import { parseWriteRequest, type ResidualWriteRequest } from '../../shared/write/write-request';
 import { logInfrastructureFailure } from '../common/log-infrastructure-failure';
@@ -164,15 +166,15 @@ export class GuardService {
 
   async #screen(message: GuardMessage): Promise<GuardScreening> {
     const { logger, clock, maxReceiptAgeSeconds } = this.#deps;
-    const raw = Buffer.from(message.body, 'utf8');
+    const bodyBytes = Buffer.byteLength(message.body, 'utf8');
     const base = { message };
-    if (raw.byteLength > (this.#deps.maxBodyBytes ?? MAX_BODY_BYTES)) {
+    if (bodyBytes > (this.#deps.maxBodyBytes ?? MAX_BODY_BYTES)) {
       // Still filed under its lineage when the body names one, so a writer waiting on it sees it.
       return this.#reject(
         { ...base, ...idsOf(message.body) },
         RejectionReason.PAYLOAD_TOO_LARGE,
         {
-          issues: [{ path: '', message: `body is ${raw.byteLength} bytes; at most ${MAX_BODY_BYTES}` }],
+          issues: [{ path: '', message: `body is ${bodyBytes} bytes; at most ${MAX_BODY_BYTES}` }],
         },
         UNSIGNED,
       );
@@ -192,9 +194,11 @@ export class GuardService {
     }
     const ids = looseIds(json);
     logger.appendKeys({ residualId: ids.residualId, lineageId: ids.lineageId });
+    // The hand-written checks first (and the bodies' digests from them); the schema decides the rest.
+    const accepted = acceptWriteRequest(json);
     let request: Validated<ResidualWriteRequest>;
     try {
-      request = parseWriteRequest(json);
+      request = accepted?.request ?? parseWriteRequest(json);
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
       return this.#reject(
@@ -215,7 +219,7 @@ export class GuardService {
       );
     }
     // Signature and age first, before any rule reads the request (docs/authorship.md, "Two refusals").
-    const signatureProblem = signatureProblemOf(request, message.sentAtMs);
+    const signatureProblem = signatureProblemOf(request, message.sentAtMs, accepted?.digests);
     if (signatureProblem) {
       return this.#reject(
         { ...base, ...ids, requestDigest: requestDigestOrNull(request) },
@@ -358,12 +362,17 @@ function idsOutside(body: string, error: StrictJsonError): { lineageId: string |
 }
 
 /**
- * {@link writeSignatureProblem}, with a request the canonical form refuses (a payload nested to
+ * {@link writeSignatureProblem} (over the bodies' `digests` when the hand-written checks of
+ * `acceptWriteRequest` computed them, else computed there), with a request the canonical form refuses (a payload nested to
  * the depth limit, so its request is one level deeper) counted as a signature that cannot verify.
  */
-function signatureProblemOf(request: ResidualWriteRequest, receivedAtMs: number): string | null {
+function signatureProblemOf(
+  request: ResidualWriteRequest,
+  receivedAtMs: number,
+  digests: WriteBodyDigests | undefined,
+): string | null {
   try {
-    return writeSignatureProblem(request, receivedAtMs);
+    return writeSignatureProblem(request, receivedAtMs, digests);
   } catch (error) {
     if (!(error instanceof CanonicalizationError)) throw error;
     return `the writer signature cannot verify over a request the canonical form refuses: ${error.message}`;

@@ -45,17 +45,17 @@ afterEach(() => vi.restoreAllMocks());
 
 // Each Lambda validates a write once at its boundary and passes the branded value inward (shared/schemas/validated.ts).
 describe('a write is validated once per boundary', () => {
-  it('the guard parses an accepted write once and canonicalizes its payload once to validate it, once for the signed payloadHash', async () => {
+  it('the guard parses an accepted write once (no schema parse of the write) and canonicalizes its payload once', async () => {
     const { service, queue } = testGuardService();
     const body = JSON.stringify(validWriteRequest({ payload: PAYLOAD }));
     const parses = counting();
     const outcome = await service.handle({ messageId: 'm-1', body, sentAtMs: FACTORY_NOW_MS - 5 });
     expect(outcome.kind).toBe('ACCEPTED');
     expect(queue.sent).toHaveLength(1);
-    expect(parses).toHaveBeenCalledTimes(1);
-    // The schema's payload check, then the payloadHash the writer signed (docs/authorship.md,
+    expect(parses).toHaveBeenCalledTimes(0);
+    // The payload check's one text also gives the payloadHash the writer signed (docs/authorship.md,
     // "Signed writes"), which the guard recomputes; the rules themselves add none.
-    expect(payloadCanonicalizations()).toBe(2);
+    expect(payloadCanonicalizations()).toBe(1);
   });
 
   it('the sealer parses a seal request once (no schema parse of the write) and canonicalizes its payload once', async () => {

@@ -36,7 +36,9 @@ import { isolateDelta, isolateValidatedDelta } from '../../../../shared/triage/i
 import { manifestDigestOf, manifestDigests } from '../../../../shared/triage/manifest-digest';
 import { parseManifest } from '../../../../shared/triage/parse-manifest';
 import { SealedDependencyManifestSchema } from '../../../../shared/triage/sealed-dependency-manifest';
+import { acceptWriteRequest } from '../../../../shared/write/accept-write-request';
 import { checkPayload } from '../../../../shared/write/json-payload';
+import { ResidualWriteRequestSchema } from '../../../../shared/write/write-request';
 import {
   HOSTILE_STRINGS,
   type Mutation,
@@ -297,6 +299,36 @@ describe('hand-written checks agree with the schemas', () => {
         expect(parsed.seal.payloadHash).toBe(payloadHash(reference.data.request.payload));
         expect(parsed.seal.manifestDigest).toBe(hashCanonical(HashDomain.MANIFEST, reference.data.request.manifest));
       }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('acceptWriteRequest accepts only what ResidualWriteRequestSchema accepts, its output byte for byte', () => {
+    const plain = validWriteRequest({ manifest: asciiManifest });
+    const { policy: _policy, ...withoutPolicy } = validWriteRequest({
+      manifest: asciiManifest,
+      supersedes: { seq: 3, recordHash: 'c'.repeat(64) },
+    });
+    // Valid requests, fields in the canonical (sorted) order a queue body has, take the fast path.
+    for (const request of [plain, withoutPolicy]) {
+      expect(acceptWriteRequest(JSON.parse(canonicalJson(request)))).not.toBeNull();
+    }
+    fc.assert(
+      fc.property(
+        fc.oneof(mutantsOf(plain), mutantsOf(withoutPolicy), mutantsOf(validWriteRequest({ manifest }))),
+        (raw) => {
+          const accepted = acceptWriteRequest(raw);
+          // Declined: the guard asks the schema, which decides and words the issues.
+          if (accepted === null) return;
+          const reference = ResidualWriteRequestSchema.safeParse(raw);
+          if (!reference.success) throw new Error(`accepted what the schema refuses: ${reference.error.message}`);
+          expect(Object.keys(accepted.request)).toEqual(Object.keys(reference.data));
+          expect(Object.keys(accepted.request.manifest)).toEqual(Object.keys(reference.data.manifest));
+          expect(JSON.stringify(accepted.request)).toBe(JSON.stringify(reference.data));
+          expect(accepted.digests.payloadHash).toBe(payloadHash(reference.data.payload));
+          expect(accepted.digests.manifestDigest).toBe(hashCanonical(HashDomain.MANIFEST, reference.data.manifest));
+        },
+      ),
       { numRuns: RUNS },
     );
   });
