@@ -33,6 +33,7 @@ import type { ServiceLogger } from '../common/service-logger';
 import { appendBackoff, type BackoffClock, MAX_APPEND_ATTEMPTS } from './append-backoff';
 import type { MacBatchMember } from './mac-batcher';
 import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';
+import { MAX_REMEMBERED_LINEAGES } from './sealed-heads';
 import type { SealedRunNoticeBatch } from './sealed-run-notice-batch';
 import type { IndexFloor, IndexFloors, IndexUnverifiable } from './sealer-index';
 import type { LineageRefusal, SealerLog } from './sealer-log';
@@ -52,6 +53,15 @@ export const MAX_RUN_RECORDS = MAX_ROLL_FORWARD_RECORDS;
  * not caught up with) refuses the run retryably (`IntegrationBacklogError`).
  */
 export const MAX_UNINTEGRATED_SEARCH = 4096;
+
+/**
+ * How long after this sealer moved a lineage's head its next run of that lineage skips the
+ * tentative copy and reads the head strongly at once, ms: a copy that young is the likeliest to
+ * miss that move (DynamoDB's eventually consistent copies usually catch up within a second), and a
+ * warm sealer refuses nothing on it but pays a second read. A busy lineage's back-to-back runs
+ * read strongly; a sparse lineage's (a write a second or less often) read the copy.
+ */
+export const FRESH_HEAD_MS = 500;
 
 /** Most body bytes of one run, UTF-8 (a bound on what one run holds in memory and writes). */
 export const MAX_RUN_BODY_BYTES = 3_000_000;
@@ -120,6 +130,8 @@ export class RunSealer {
   readonly #deps: RunSealerDeps;
   readonly #log: SealerLog;
   readonly #outcomes: SealOutcomes;
+  /** When this sealer last moved each lineage's head (ms, its clock), oldest forgotten first past `MAX_REMEMBERED_LINEAGES`. */
+  readonly #movedAtMs = new Map<string, number>();
 
   constructor(deps: RunSealerDeps, log: SealerLog, outcomes: SealOutcomes) {
     this.#deps = deps;
@@ -169,14 +181,15 @@ export class RunSealer {
     };
     // The index is read once per run (the first attempt); a later attempt checks its re-read state against it.
     let floor: IndexFloor | IndexUnverifiable | null = null;
-    // The first read of the run is tentative: eventually consistent copies of the head item and of
-    // the records past it (half the read units each; the head may be an older one). Stale is safe
+    // The first read of the run is tentative (unless this sealer moved the head within
+    // FRESH_HEAD_MS): eventually consistent copies of the head item and of the records past it
+    // (half the read units each; the head may be an older one). Stale is safe
     // because the run goes on from them only to its append, whose conditions catch an older head
     // (the first record put needs its seq new: a record stands there past an older head; the head
     // move needs the head as read), and an append that loses them is a lost race, retried on a
     // strong read; every other decision (a refusal, a conflict, a duplicate answer, a roll-forward)
     // is made on a strong re-read, at once and as the same attempt (docs/sealing.md, "The write").
-    let tentative = true;
+    let tentative = !this.#movedWithin(lineageId, FRESH_HEAD_MS);
     // A refusal of the tentative copy, kept so that a strong read of the same items decides it
     // without asking KMS again (a head refused on its MAC is one `VerifyMac`, as before).
     let refusedCopy: { readonly items: unknown; readonly refusal: LineageRefusal } | null = null;
@@ -313,6 +326,7 @@ export class RunSealer {
         continue;
       }
       this.#log.remember(extension.state);
+      this.#moved(lineageId);
       // Step 3, never before the head landed (docs/sealing.md, "The write"). The records are stored:
       // the integrator's notice and their `ResidualSealed` announcement join the invocation's
       // (sealer-service.ts: one notice per run, one event for all its runs, once its runs are done).
@@ -352,6 +366,21 @@ export class RunSealer {
       );
     }
     return outcomes;
+  }
+
+  /** Whether this sealer moved `lineageId`'s head within the last `ms`. */
+  #movedWithin(lineageId: string, ms: number): boolean {
+    const at = this.#movedAtMs.get(lineageId);
+    return at !== undefined && this.#deps.clock() - at < ms;
+  }
+
+  /** Remembers that this sealer moved `lineageId`'s head now. */
+  #moved(lineageId: string): void {
+    this.#movedAtMs.delete(lineageId);
+    this.#movedAtMs.set(lineageId, this.#deps.clock());
+    if (this.#movedAtMs.size > MAX_REMEMBERED_LINEAGES) {
+      this.#movedAtMs.delete(this.#movedAtMs.keys().next().value as string);
+    }
   }
 
   /**

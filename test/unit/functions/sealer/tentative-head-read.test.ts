@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FRESH_HEAD_MS } from '../../../../functions/sealer/seal-run';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
 import type { StoredLogHead } from '../../../../shared/log/log-state';
 import { sealRequestBody } from '../../../helpers/factories';
@@ -8,6 +9,15 @@ import { inProcessIntegration } from '../../../helpers/in-process-integration';
 import { testSealerDeps } from '../../../helpers/service-factories';
 
 const LINEAGE = FACTORY_LINEAGE_ID;
+
+/** A sealer's clock that moves on by a second at each reading: each run comes a second after the last append. */
+function secondsApart() {
+  let now = FACTORY_NOW_MS;
+  return () => {
+    now += 1000;
+    return now;
+  };
+}
 
 type Consistency = 'strong' | 'eventual' | 'eventual, strong on a miss';
 
@@ -58,7 +68,7 @@ function readsOf(store: InMemoryLineageStore) {
 
 describe('the sealer reads a copy of the head first, tentatively (docs/sealing.md, "The write")', () => {
   it('a sparse write on a warm sealer, its lineage ahead of the index: the head and the records past it from copies, the marker strongly, the search past the indexed head eventually consistent; no strong head read', async () => {
-    const stack = inProcessIntegration({ indexFloor: true });
+    const stack = inProcessIntegration({ indexFloor: true, sealer: { clock: secondsApart() } });
     await stack.write(LINEAGE, 'r-0');
     await stack.write(LINEAGE, 'r-1');
     await stack.integrator().integrate(stack.notices.splice(0));
@@ -75,7 +85,7 @@ describe('the sealer reads a copy of the head first, tentatively (docs/sealing.m
   });
 
   it('a first write, and a write on a lineage the index holds whole: one head copy, one copy past it, one marker read', async () => {
-    const stack = inProcessIntegration({ indexFloor: true });
+    const stack = inProcessIntegration({ indexFloor: true, sealer: { clock: secondsApart() } });
     const { reads } = readsOf(stack.store);
     const perWrite = ['logHead eventual', 'readChain eventual', 'findByResidualId strong'];
     await stack.write(LINEAGE, 'r-0');
@@ -86,8 +96,21 @@ describe('the sealer reads a copy of the head first, tentatively (docs/sealing.m
     expect(reads).toEqual(perWrite);
   });
 
+  it(`a run within ${FRESH_HEAD_MS} ms of this sealer's own head move (a busy lineage) reads the head and the records past it strongly at once, no copy`, async () => {
+    const stack = inProcessIntegration({ indexFloor: true });
+    await stack.write(LINEAGE, 'r-0');
+    const { reads } = readsOf(stack.store);
+    await stack.write(LINEAGE, 'r-1'); // the test sealer's clock stands still
+    expect(reads).toEqual([
+      'logHead strong',
+      'readChain strong',
+      'findByResidualId strong',
+      'readChain eventual, strong on a miss', // r-0, past the (empty) index
+    ]);
+  });
+
   it('a stale head copy (another sealer appended since): the first record put loses its seq, the lineage is read again strongly, and the write is sealed after the newer head, nothing refused', async () => {
-    const deps = testSealerDeps();
+    const deps = { ...testSealerDeps(), clock: secondsApart() };
     const reads = readsOf(deps.store);
     let n = 0;
     const message = (residualId: string, receiveCount = 1) => ({
@@ -118,7 +141,7 @@ describe('the sealer reads a copy of the head first, tentatively (docs/sealing.m
   });
 
   it('a head copy behind what this warm sealer stored is not "rolled back": read again strongly, sealed', async () => {
-    const deps = testSealerDeps();
+    const deps = { ...testSealerDeps(), clock: secondsApart() };
     const reads = readsOf(deps.store);
     let n = 0;
     const message = (residualId: string) => ({
@@ -137,7 +160,7 @@ describe('the sealer reads a copy of the head first, tentatively (docs/sealing.m
   });
 
   it('a head copy behind the indexed head is not LINEAGE_BEHIND_INDEX: read again strongly, sealed', async () => {
-    const stack = inProcessIntegration({ indexFloor: true });
+    const stack = inProcessIntegration({ indexFloor: true, sealer: { clock: secondsApart() } });
     const reads = readsOf(stack.store);
     await stack.write(LINEAGE, 'r-0');
     await reads.freeze(LINEAGE);
@@ -155,7 +178,7 @@ describe('the sealer reads a copy of the head first, tentatively (docs/sealing.m
   });
 
   it('a redelivery whose marker names a record past the stale head copy: answered DUPLICATE on the strong read, never LINEAGE_INCONSISTENT', async () => {
-    const deps = testSealerDeps();
+    const deps = { ...testSealerDeps(), clock: secondsApart() };
     const reads = readsOf(deps.store);
     let n = 0;
     const message = (residualId: string, receiveCount = 1) => ({
