@@ -188,7 +188,7 @@ export class RunSealer {
     // (the first record put needs its seq new: a record stands there past an older head; the head
     // move needs the head as read), and an append that loses them is a lost race, retried on a
     // strong read; every other decision (a refusal, a conflict, a duplicate answer, a roll-forward)
-    // is made on a strong re-read, at once and as the same attempt (docs/sealing.md, "The write").
+    // is made on a strong re-read, at once and as the same attempt (docs/sealing.md, "The reads of a run").
     let tentative = !this.#movedWithin(lineageId, FRESH_HEAD_MS);
     // A refusal of the tentative copy, kept so that a strong read of the same items decides it
     // without asking KMS again (a head refused on its MAC is one `VerifyMac`, as before).

@@ -36,7 +36,7 @@ export interface LineageStore {
    * the sealer authenticates it (`authenticateHeadState`) before extending it. `options.eventual`:
    * read a copy up to about a second old (half the read units), which may be an older head: for a
    * caller whose conditional append catches a stale one and that re-reads strongly before any other
-   * decision (the sealer's first read of a run, docs/sealing.md, "The write").
+   * decision (the sealer's first read of a run, docs/sealing.md, "The reads of a run").
    */
   logHead(lineageId: string, options?: { readonly eventual?: boolean }): Promise<StoredLogHead | null>;
   /**

@@ -178,7 +178,7 @@ describe('reads of items written once (records, deployment leaves): eventually c
   });
 });
 
-describe('the sealer\'s tentative reads (docs/sealing.md, "The write"): a copy kept as it is, its append\'s conditions catch a stale one', () => {
+describe('the sealer\'s tentative reads (docs/sealing.md, "The reads of a run"): a copy kept as it is, its append\'s conditions catch a stale one', () => {
   const headItem = itemOf({
     pk: LineageKeys.lineage(TEST_LINEAGE_ID),
     sk: LineageKeys.head,

@@ -66,7 +66,7 @@ function readsOf(store: InMemoryLineageStore) {
   };
 }
 
-describe('the sealer reads a copy of the head first, tentatively (docs/sealing.md, "The write")', () => {
+describe('the sealer reads a copy of the head first, tentatively (docs/sealing.md, "The reads of a run")', () => {
   it('a sparse write on a warm sealer, its lineage ahead of the index: the head and the records past it from copies, the marker strongly, the search past the indexed head eventually consistent; no strong head read', async () => {
     const stack = inProcessIntegration({ indexFloor: true, sealer: { clock: secondsApart() } });
     await stack.write(LINEAGE, 'r-0');
