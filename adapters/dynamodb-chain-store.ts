@@ -160,8 +160,14 @@ export class DynamoDBChainStore implements ChainStore {
     return null;
   }
 
-  async logHead(lineageId: string): Promise<StoredLogHead | null> {
-    return logHeadOf(lineageId, await this.#table.get(LineageKeys.lineage(lineageId), LineageKeys.head));
+  async logHead(
+    lineageId: string,
+    { eventual = false }: { readonly eventual?: boolean } = {},
+  ): Promise<StoredLogHead | null> {
+    // An eventually consistent copy only when asked: the sealer's first read of a run, whose
+    // conditional append catches an older head and which re-reads strongly before any refusal.
+    const item = await this.#table.get(LineageKeys.lineage(lineageId), LineageKeys.head, { consistent: !eventual });
+    return logHeadOf(lineageId, item);
   }
 
   async putRecords(lineageId: string, entries: readonly LogEntry[]): Promise<void> {
@@ -236,9 +242,13 @@ export class DynamoDBChainStore implements ChainStore {
    * any later append needs. The condition writes it when absent or when its bytes differ (an item
    * the table writer planted or edited is put back), and leaves an identical one alone; a failed
    * condition is that identical item, never an error. A digest this store has put before is not
-   * taken on trust: its item is read back (one consistent `BatchGetItem` for all of them, billed
-   * as reads) and put again only when it is gone or differs, so a deleted item never stays missing
-   * behind a warm sealer's memory (docs/sealing.md, "Writing it").
+   * taken on trust: its item is read back (one eventually consistent `BatchGetItem` for all of
+   * them, billed as half reads) and put again only when it is gone or differs, so a deleted item
+   * never stays missing behind a warm sealer's memory (docs/sealing.md, "Writing it"). A stale
+   * copy is safe: content-addressed, a copy holding the item's bytes is the item; one that misses
+   * it puts it again (the conditional put leaves an identical item alone); one that still shows an
+   * item the table writer deleted in the last second leaves the table as his deleting it just
+   * after this put would, which he can do at any time.
    */
   async #storeManifests(entries: readonly LogEntry[]): Promise<void> {
     const { client, tableName } = this.#table;
@@ -251,7 +261,11 @@ export class DynamoDBChainStore implements ChainStore {
     }
     const remembered = [...wanted.keys()].filter((pk) => this.#manifestsPut.has(pk));
     if (remembered.length > 0) {
-      const stored = await this.#batchGet(remembered.map((pk) => itemOf({ pk, sk: LineageKeys.manifestSk })));
+      const stored = await this.#batchGet(
+        remembered.map((pk) => itemOf({ pk, sk: LineageKeys.manifestSk })),
+        undefined,
+        false,
+      );
       for (const item of stored) {
         const pk = readString(item, 'pk') ?? '';
         const expected = wanted.get(pk)?.manifest?.B;
@@ -404,7 +418,7 @@ export class DynamoDBChainStore implements ChainStore {
     lineageId: string,
     fromSeq: number,
     toSeq: number,
-    { eventual = false }: { readonly eventual?: boolean } = {},
+    { eventual = false, recheck = true }: { readonly eventual?: boolean; readonly recheck?: boolean } = {},
   ): Promise<unknown[]> {
     const query = {
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
@@ -415,9 +429,10 @@ export class DynamoDBChainStore implements ChainStore {
       }),
     };
     // Records are written once: a stale copy holding every seq of the range is what a strong read
-    // returns; one missing any (just written, or gone) is read again strongly.
+    // returns; one missing any (just written, or gone) is read again strongly, unless the caller
+    // keeps the copy as it is (`recheck: false`: a missed record cannot mislead it).
     let items = eventual ? await this.#table.queryAll(query, { consistent: false }) : [];
-    if (!eventual || !coversSeqs(items, fromSeq, toSeq)) items = await this.#table.queryAll(query);
+    if (!eventual || (recheck && !coversSeqs(items, fromSeq, toSeq))) items = await this.#table.queryAll(query);
     return this.#withManifests(lineageId, items.map(recordOf));
   }
 }

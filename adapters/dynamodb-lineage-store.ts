@@ -49,8 +49,8 @@ export class DynamoDBLineageStore implements LineageStore {
   lastRecordSeq(lineageId: string): Promise<number | null> {
     return this.#chain.lastRecordSeq(lineageId);
   }
-  logHead(lineageId: string): Promise<StoredLogHead | null> {
-    return this.#chain.logHead(lineageId);
+  logHead(lineageId: string, options?: { readonly eventual?: boolean }): Promise<StoredLogHead | null> {
+    return this.#chain.logHead(lineageId, options);
   }
   putRecords(lineageId: string, entries: readonly LogEntry[]): Promise<void> {
     return this.#chain.putRecords(lineageId, entries);
@@ -75,7 +75,7 @@ export class DynamoDBLineageStore implements LineageStore {
     lineageId: string,
     fromSeq: number,
     toSeq: number,
-    options?: { readonly eventual?: boolean },
+    options?: { readonly eventual?: boolean; readonly recheck?: boolean },
   ): Promise<unknown[]> {
     return this.#chain.readChain(lineageId, fromSeq, toSeq, options);
   }

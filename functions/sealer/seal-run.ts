@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { admitWrite } from '../../shared/authorship/admit-write';
 import type { LineagePolicy } from '../../shared/authorship/lineage-policy';
 import { REPLAY_SEARCH_MARGIN_MS } from '../../shared/authorship/signed-write';
@@ -32,9 +33,10 @@ import type { ServiceLogger } from '../common/service-logger';
 import { appendBackoff, type BackoffClock, MAX_APPEND_ATTEMPTS } from './append-backoff';
 import type { MacBatchMember } from './mac-batcher';
 import type { Pending, SealOutcome, SealOutcomes } from './seal-outcomes';
+import { MAX_REMEMBERED_LINEAGES } from './sealed-heads';
 import type { SealedRunNoticeBatch } from './sealed-run-notice-batch';
 import type { IndexFloor, IndexFloors, IndexUnverifiable } from './sealer-index';
-import type { SealerLog } from './sealer-log';
+import type { LineageRefusal, SealerLog } from './sealer-log';
 
 /**
  * Most records appended in one run: also the most the roll-forward takes past a head item
@@ -51,6 +53,15 @@ export const MAX_RUN_RECORDS = MAX_ROLL_FORWARD_RECORDS;
  * not caught up with) refuses the run retryably (`IntegrationBacklogError`).
  */
 export const MAX_UNINTEGRATED_SEARCH = 4096;
+
+/**
+ * How long after this sealer moved a lineage's head its next run of that lineage skips the
+ * tentative copy and reads the head strongly at once, ms: a copy that young is the likeliest to
+ * miss that move (DynamoDB's eventually consistent copies usually catch up within a second), and a
+ * warm sealer refuses nothing on it but pays a second read. A busy lineage's back-to-back runs
+ * read strongly; a sparse lineage's (a write a second or less often) read the copy.
+ */
+export const FRESH_HEAD_MS = 500;
 
 /** Most body bytes of one run, UTF-8 (a bound on what one run holds in memory and writes). */
 export const MAX_RUN_BODY_BYTES = 3_000_000;
@@ -77,6 +88,24 @@ interface OnTip {
   readonly message: Uint8Array;
 }
 
+/** What step 3 gives ({@link RunSealer}'s `#sealOnTip`): the writes sealed on the tip, and the ones settled by index. */
+interface OnTipAndSettled {
+  readonly sealed: OnTip[];
+  readonly settled: Map<number, SealOutcome>;
+}
+
+/**
+ * Thrown, before any side effect, where a run's tentative attempt (decided on eventually
+ * consistent copies, {@link RunSealer.seal}) would settle a write other than by appending it: the
+ * attempt is made again on a strong read, so no outcome but a landed append rests on a copy.
+ */
+class TentativeDecision extends Error {
+  constructor() {
+    super('decided on a strong read only');
+    this.name = 'TentativeDecision';
+  }
+}
+
 /** A write sealed on the tip with its MAC, waiting for the append. */
 interface Sealed {
   readonly item: Pending;
@@ -101,6 +130,8 @@ export class RunSealer {
   readonly #deps: RunSealerDeps;
   readonly #log: SealerLog;
   readonly #outcomes: SealOutcomes;
+  /** When this sealer last moved each lineage's head (ms, its clock), oldest forgotten first past `MAX_REMEMBERED_LINEAGES`. */
+  readonly #movedAtMs = new Map<string, number>();
 
   constructor(deps: RunSealerDeps, log: SealerLog, outcomes: SealOutcomes) {
     this.#deps = deps;
@@ -139,15 +170,29 @@ export class RunSealer {
     // Residual ids whose records this run stored: their writes are never refused (docs/sealing.md, "The write").
     const landed = new Set<string>();
     const lostRace = async (attempt: number, error: StaleHeadError | RecordSeqTakenError) => {
-      // Another writer appended first, or the head item was changed: re-read, re-authenticate (and
-      // roll forward), re-seal what is left. What the failed write saw is the table's word.
+      // Another writer appended first, or the head item was changed, or the tentative copy was an
+      // older head: re-read strongly, re-authenticate (and roll forward), re-seal what is left.
+      // What the failed write saw is the table's word.
       lastRace = error;
+      tentative = false;
       this.#deps.metrics.count(MetricName.SealRetry);
       this.#deps.logger.warn('lost the append race; re-reading the lineage', { attempt, reason: error.name });
       if (attempt < attempts) await appendBackoff(attempt, this.#deps);
     };
     // The index is read once per run (the first attempt); a later attempt checks its re-read state against it.
     let floor: IndexFloor | IndexUnverifiable | null = null;
+    // The first read of the run is tentative (unless this sealer moved the head within
+    // FRESH_HEAD_MS): eventually consistent copies of the head item and of the records past it
+    // (half the read units each; the head may be an older one). Stale is safe
+    // because the run goes on from them only to its append, whose conditions catch an older head
+    // (the first record put needs its seq new: a record stands there past an older head; the head
+    // move needs the head as read), and an append that loses them is a lost race, retried on a
+    // strong read; every other decision (a refusal, a conflict, a duplicate answer, a roll-forward)
+    // is made on a strong re-read, at once and as the same attempt (docs/sealing.md, "The reads of a run").
+    let tentative = !this.#movedWithin(lineageId, FRESH_HEAD_MS);
+    // A refusal of the tentative copy, kept so that a strong read of the same items decides it
+    // without asking KMS again (a head refused on its MAC is one `VerifyMac`, as before).
+    let refusedCopy: { readonly items: unknown; readonly refusal: LineageRefusal } | null = null;
     for (let attempt = 1; attempt <= attempts && remaining.length > 0; attempt++) {
       // Independent reads, overlapped: the head item then the records stored past it (the
       // roll-forward's read, which needs only the head as read), and (first attempt) the index
@@ -155,10 +200,12 @@ export class RunSealer {
       // deployment-head read. Neither depends on the other: the floor is decided against the
       // authenticated state below, whichever answered first. Reading the records past the head
       // beside the floor's tile reads, not after them, takes one round trip off every run.
+      const eventual = tentative;
       const [{ stored, pastHead }, read] = await Promise.all([
-        this.#deps.store
-          .logHead(lineageId)
-          .then(async (stored) => ({ stored, pastHead: await this.#log.rawsPastHead(lineageId, stored) })),
+        this.#deps.store.logHead(lineageId, { eventual }).then(async (stored) => ({
+          stored,
+          pastHead: await this.#log.rawsPastHead(lineageId, stored, { eventual }),
+        })),
         this.#log.verifierKey().then((key) =>
           index && floor === null
             ? index.floor(
@@ -170,6 +217,13 @@ export class RunSealer {
         ),
       ]);
       floor = read;
+      // Records past the tentative head (a crash's run to roll forward, or an older head's
+      // successors), or a head item whose seq is no seq: decided on a strong read only.
+      if (tentative && (pastHead === null || pastHead.raws.length > 0)) {
+        tentative = false;
+        attempt--;
+        continue;
+      }
       expectedHead = stored?.head ?? null;
       // The head item is authenticated by its head-state MAC, an older head's signed checkpoint, or
       // by being exactly the head the deployment index holds (docs/verifiable-log.md, "Appending");
@@ -177,10 +231,20 @@ export class RunSealer {
       const indexed = floor?.kind === 'FLOOR' ? floor.lineage : null;
       let authenticated: Awaited<ReturnType<SealerLog['authenticatedState']>>;
       try {
-        authenticated = await this.#log.authenticatedState(lineageId, stored, indexed, pastHead);
+        authenticated =
+          refusedCopy !== null && isDeepStrictEqual(refusedCopy.items, [stored, pastHead, indexed])
+            ? refusedCopy.refusal
+            : await this.#log.authenticatedState(lineageId, stored, indexed, pastHead);
       } catch (error) {
         if (!(error instanceof StaleHeadError)) throw error;
         await lostRace(attempt, error);
+        continue;
+      }
+      if ('reason' in authenticated && tentative) {
+        // Refused on a copy (an older head is "rolled back" behind this warm sealer): read strongly.
+        refusedCopy = { items: [stored, pastHead, indexed], refusal: authenticated };
+        tentative = false;
+        attempt--;
         continue;
       }
       if ('reason' in authenticated) {
@@ -194,13 +258,25 @@ export class RunSealer {
       expectedHead = authenticated.head;
       // The rolled-forward records' notice: the integrator integrates the head it was moved to.
       if (rolledForward.length > 0) this.#notify(notices, state, rolledForward);
-      if (floor !== null && (await this.#refusedByIndex(remaining, outcomes, state, floor, landed))) return outcomes;
-      const { sealed: onTip, settled } = await this.#sealOnTip(
-        remaining,
-        state,
-        expectedHead,
-        floor?.kind === 'FLOOR' ? floor : null,
-      );
+      let onTipAndSettled: OnTipAndSettled;
+      try {
+        if (floor !== null && (await this.#refusedByIndex(remaining, outcomes, state, floor, landed, tentative))) {
+          return outcomes;
+        }
+        onTipAndSettled = await this.#sealOnTip(
+          remaining,
+          state,
+          expectedHead,
+          floor?.kind === 'FLOOR' ? floor : null,
+          tentative,
+        );
+      } catch (error) {
+        if (!(error instanceof TentativeDecision)) throw error;
+        tentative = false;
+        attempt--;
+        continue;
+      }
+      const { sealed: onTip, settled } = onTipAndSettled;
       for (const { item, record } of onTip) attempted.set(item.index, record.header);
       for (const [index, outcome] of settled) outcomes.set(index, outcome);
       remaining = remaining.filter((item) => !settled.has(item.index));
@@ -250,6 +326,7 @@ export class RunSealer {
         continue;
       }
       this.#log.remember(extension.state);
+      this.#moved(lineageId);
       // Step 3, never before the head landed (docs/sealing.md, "The write"). The records are stored:
       // the integrator's notice and their `ResidualSealed` announcement join the invocation's
       // (sealer-service.ts: one notice per run, one event for all its runs, once its runs are done).
@@ -289,6 +366,21 @@ export class RunSealer {
       );
     }
     return outcomes;
+  }
+
+  /** Whether this sealer moved `lineageId`'s head within the last `ms`. */
+  #movedWithin(lineageId: string, ms: number): boolean {
+    const at = this.#movedAtMs.get(lineageId);
+    return at !== undefined && this.#deps.clock() - at < ms;
+  }
+
+  /** Remembers that this sealer moved `lineageId`'s head now. */
+  #moved(lineageId: string): void {
+    this.#movedAtMs.delete(lineageId);
+    this.#movedAtMs.set(lineageId, this.#deps.clock());
+    if (this.#movedAtMs.size > MAX_REMEMBERED_LINEAGES) {
+      this.#movedAtMs.delete(this.#movedAtMs.keys().next().value as string);
+    }
   }
 
   /**
@@ -338,6 +430,8 @@ export class RunSealer {
    * rejection (`INDEX_UNVERIFIABLE`, `LINEAGE_BEHIND_INDEX`), nothing is sealed, and the refusal
    * is logged at error and counted (`SealBehindIndex`).
    *
+   * @param tentative - `state` rests on an eventually consistent head copy: a refusal is made only
+   *   on a strong read ({@link TentativeDecision} thrown first, nothing recorded)
    * @returns whether the run was refused (its outcomes are then set)
    */
   async #refusedByIndex(
@@ -346,6 +440,7 @@ export class RunSealer {
     state: LogState,
     floor: IndexFloor | IndexUnverifiable,
     landed: ReadonlySet<string>,
+    tentative: boolean,
   ): Promise<boolean> {
     let refusal: { kind: string; reason: RejectionReason; detail: string } | null = null;
     if (floor.kind === 'UNVERIFIABLE') {
@@ -367,6 +462,7 @@ export class RunSealer {
       }
     }
     if (refusal === null) return false;
+    if (tentative) throw new TentativeDecision();
     this.#refuseNoLandedWrite(state.lineageId, items, landed, new Set(), refusal.detail);
     const { logger, metrics } = this.#deps;
     logger.error('run refused against the deployment index; nothing sealed', {
@@ -387,16 +483,25 @@ export class RunSealer {
    * reuses, fenced-out epochs and writes the core refuses; returns the records to append.
    * A residual id the index maps (`floor.residuals`) is answered from the indexed record, one
    * sealed past the indexed head from that record ({@link RunSealer.#sealedPastIndex}): never sealed again.
+   *
+   * @param tentative - `state` rests on an eventually consistent head copy: no write is settled
+   *   ({@link TentativeDecision} thrown before its outcome is recorded, so the run reads strongly
+   *   and decides again); only writes to append come back
    */
   async #sealOnTip(
     items: readonly Pending[],
     state: LogState,
     expectedHead: LineageHead | null,
     floor: IndexFloor | null,
-  ): Promise<{ sealed: OnTip[]; settled: Map<number, SealOutcome> }> {
+    tentative: boolean,
+  ): Promise<OnTipAndSettled> {
     const { store, anchor, clock, logger } = this.#deps;
     const sealed: OnTip[] = [];
     const settled = new Map<number, SealOutcome>();
+    const settle = async (index: number, outcome: () => Promise<SealOutcome>) => {
+      if (tentative) throw new TentativeDecision();
+      settled.set(index, await outcome());
+    };
     let tip: ChainTip | null = state.tip;
     let policy: LineagePolicy | null = state.policy;
     const residuals = floor?.residuals ?? null;
@@ -413,7 +518,7 @@ export class RunSealer {
     const signedSinceMs = Math.min(...unmarked.map(({ request }) => request.request.writer.signedAtMs));
     const past =
       floor && unmarked.length > 0
-        ? await this.#sealedPastIndex(state, floor, signedSinceMs - REPLAY_SEARCH_MARGIN_MS)
+        ? await this.#sealedPastIndex(state, floor, signedSinceMs - REPLAY_SEARCH_MARGIN_MS, tentative)
         : null;
     // The same search for a write refused admission whose marker does not name its exact record
     // (a marker is the table's word): the one above when it reaches back to the write's signing
@@ -425,7 +530,7 @@ export class RunSealer {
       if (past !== null && signedSinceMs <= item.request.request.writer.signedAtMs) return past;
       if (pastForAll === null) {
         const sinceMs = Math.min(...items.map(({ request }) => request.request.writer.signedAtMs));
-        pastForAll = await this.#sealedPastIndex(state, floor, sinceMs - REPLAY_SEARCH_MARGIN_MS);
+        pastForAll = await this.#sealedPastIndex(state, floor, sinceMs - REPLAY_SEARCH_MARGIN_MS, tentative);
       }
       return pastForAll;
     };
@@ -442,24 +547,18 @@ export class RunSealer {
         { publicKey: request.writer.publicKey, policy: request.policy ?? null },
       );
       if ('refused' in admission) {
+        if (tentative) throw new TentativeDecision(); // a policy newer than the copy's may admit it
         // A key rotation that dropped its own signing key, delivered again: its record's answer.
         const exact = await this.#exactDuplicate(item, markers[position] ?? null, residuals, pastOf, sealed, state);
         if (exact === 'THIS_RUN') continue; // answered after the append
         if (exact) {
-          settled.set(
-            item.index,
-            await this.#outcomes.duplicate(item, exact.record, sealedTreeHeadOf(state), exact.checkpoint),
+          await settle(item.index, () =>
+            this.#outcomes.duplicate(item, exact.record, sealedTreeHeadOf(state), exact.checkpoint),
           );
           continue;
         }
-        settled.set(
-          item.index,
-          await this.#outcomes.reject(
-            item.message,
-            item.request,
-            RejectionReason.WRITER_NOT_ADMITTED,
-            admission.refused,
-          ),
+        await settle(item.index, () =>
+          this.#outcomes.reject(item.message, item.request, RejectionReason.WRITER_NOT_ADMITTED, admission.refused),
         );
         continue;
       }
@@ -467,18 +566,17 @@ export class RunSealer {
       const indexed = residuals?.get(residualId);
       if (indexed) {
         // Integrated already: whatever the marker says (a deleted marker and a resend included).
-        settled.set(item.index, await this.#indexedDuplicate(item, indexed, state));
+        await settle(item.index, () => this.#indexedDuplicate(item, indexed, state));
         continue;
       }
       const existing = markers[position];
       if (existing) {
-        settled.set(item.index, await this.#duplicate(item, existing, state));
+        await settle(item.index, () => this.#duplicate(item, existing, state));
         continue;
       }
       if (typeof past === 'string') {
-        settled.set(
-          item.index,
-          await this.#outcomes.conflict(item, Conflict.LINEAGE_INCONSISTENT, past, {
+        await settle(item.index, () =>
+          this.#outcomes.conflict(item, Conflict.LINEAGE_INCONSISTENT, past, {
             expectedHead,
             observedHead: null,
           }),
@@ -488,7 +586,7 @@ export class RunSealer {
       const sealedPast = past?.get(residualId);
       if (sealedPast) {
         // Sealed, not yet integrated, its marker gone (deleted, then the write replayed): that record's answer.
-        settled.set(item.index, await this.#outcomes.duplicate(item, sealedPast, sealedTreeHeadOf(state), null));
+        await settle(item.index, () => this.#outcomes.duplicate(item, sealedPast, sealedTreeHeadOf(state), null));
         continue;
       }
       const supersedes = item.request.request.supersedes;
@@ -497,9 +595,8 @@ export class RunSealer {
         // the authenticated tree holds at that seq, or the record would break the chain for good.
         const held = await this.#log.recordHashAt(lineageId, supersedes.seq, state, sealed);
         if (held !== supersedes.recordHash) {
-          settled.set(
-            item.index,
-            await this.#outcomes.reject(
+          await settle(item.index, () =>
+            this.#outcomes.reject(
               item.message,
               item.request,
               RejectionReason.SEAL_REFUSED,
@@ -523,9 +620,8 @@ export class RunSealer {
         if (record.policy) policy = record.policy;
       } catch (error) {
         if (error instanceof StaleEpochError) {
-          settled.set(
-            item.index,
-            await this.#outcomes.conflict(item, Conflict.STALE_EPOCH, error.message, {
+          await settle(item.index, () =>
+            this.#outcomes.conflict(item, Conflict.STALE_EPOCH, error.message, {
               expectedHead,
               observedHead: null,
             }),
@@ -535,9 +631,8 @@ export class RunSealer {
         if (error instanceof ResealError && !error.retryable) {
           // The core refused the input (header too large, bad supersedes): permanent. A retryable
           // error (the MAC key unavailable) is rethrown, so the group is delivered again.
-          settled.set(
-            item.index,
-            await this.#outcomes.reject(item.message, item.request, RejectionReason.SEAL_REFUSED, error.message),
+          await settle(item.index, () =>
+            this.#outcomes.reject(item.message, item.request, RejectionReason.SEAL_REFUSED, error.message),
           );
           continue;
         }
@@ -585,6 +680,8 @@ export class RunSealer {
    * record of it is sealed no earlier than its signing time less {@link REPLAY_SEARCH_MARGIN_MS},
    * which `sinceMs` is at most (docs/sealing.md, "The index floor").
    *
+   * @param tentative - `state` rests on an eventually consistent head copy: a backlog is reported
+   *   only on a strong read ({@link TentativeDecision} thrown instead)
    * @throws {IntegrationBacklogError} (retryable; logged at error, counted `SealBehindIndex` with
    *   kind `INTEGRATION_BACKLOG`) when more than {@link MAX_UNINTEGRATED_SEARCH} records past it
    *   were sealed since `sinceMs`
@@ -593,6 +690,7 @@ export class RunSealer {
     state: LogState,
     floor: IndexFloor,
     sinceMs: number,
+    tentative: boolean,
   ): Promise<ReadonlyMap<string, SealedRecord> | string> {
     const fromSeq = floor.lineage?.treeSize ?? 0;
     const limit = this.#deps.maxUnintegratedSearch ?? MAX_UNINTEGRATED_SEARCH;
@@ -601,6 +699,7 @@ export class RunSealer {
       return `the records past the indexed head (seq ${fromSeq} to ${state.size - 1}) do not authenticate: ${found}`;
     }
     if (!found.complete) {
+      if (tentative) throw new TentativeDecision();
       const unintegrated = state.size - fromSeq;
       const error = new IntegrationBacklogError(state.lineageId, unintegrated, limit);
       this.#deps.logger.error(

@@ -221,13 +221,26 @@ export class SealerLog {
    * is no seq (it does not authenticate), and when the read fails: {@link SealerLog.authenticatedState}
    * then reads them itself, so reading them early adds no failure the run did not have. A run whose
    * head is behind the index needs none of them (it is refused): that path reads them for nothing.
+   *
+   * @param options.eventual - read an eventually consistent copy (half the read units) and keep it
+   *   as it is, a missed record included: only for a run's tentative attempt (seal-run.ts), which
+   *   goes on only when the copy shows none, and whose first record put, conditional on its seq
+   *   being new, fails on any record the copy missed (then the run re-reads strongly)
    */
-  async rawsPastHead(lineageId: string, stored: StoredLogHead | null): Promise<RawsPastHead | null> {
+  async rawsPastHead(
+    lineageId: string,
+    stored: StoredLogHead | null,
+    { eventual = false }: { readonly eventual?: boolean } = {},
+  ): Promise<RawsPastHead | null> {
     const seq = stored ? stored.head.seq : -1;
     if (!Number.isSafeInteger(seq) || seq < -1) return null;
     const fromSeq = seq + 1;
+    const toSeq = fromSeq + MAX_ROLL_FORWARD_RECORDS;
     try {
-      return { fromSeq, raws: await this.#store.readChain(lineageId, fromSeq, fromSeq + MAX_ROLL_FORWARD_RECORDS) };
+      return {
+        fromSeq,
+        raws: await this.#store.readChain(lineageId, fromSeq, toSeq, eventual ? { eventual, recheck: false } : {}),
+      };
     } catch {
       return null;
     }
@@ -355,7 +368,10 @@ export class SealerLog {
     for (let hi = state.size - 1; hi >= search.fromSeq; hi -= RECORDS_PAGE) {
       const lo = Math.max(search.fromSeq, hi - RECORDS_PAGE + 1);
       if (records.length + (hi - lo + 1) > search.limit) return { records, complete: false };
-      const raws = await this.#store.readChain(lineageId, lo, hi);
+      // Eventually consistent first: every seq of the page is below the authenticated tip, so it is
+      // stored (records are put once, before the head that names them), and each record read is
+      // taken only through the hash chain from that tip; a copy missing a seq is read again strongly.
+      const raws = await this.#store.readChain(lineageId, lo, hi, { eventual: true });
       for (let seq = hi, i = raws.length - 1; seq >= lo; seq--, i--) {
         const checked = i >= 0 ? checkRecordIntegrity(raws[i]) : null;
         if (checked === null || !isIntact(checked)) {

@@ -33,9 +33,12 @@ export interface LineageStore {
   /**
    * The head item with the log state it carries (head-state MAC or, for older heads, a signed
    * checkpoint; frontier; head header), or `null` before the first record. Every field is a claim:
-   * the sealer authenticates it (`authenticateHeadState`) before extending it.
+   * the sealer authenticates it (`authenticateHeadState`) before extending it. `options.eventual`:
+   * read a copy up to about a second old (half the read units), which may be an older head: for a
+   * caller whose conditional append catches a stale one and that re-reads strongly before any other
+   * decision (the sealer's first read of a run, docs/sealing.md, "The reads of a run").
    */
-  logHead(lineageId: string): Promise<StoredLogHead | null>;
+  logHead(lineageId: string, options?: { readonly eventual?: boolean }): Promise<StoredLogHead | null>;
   /**
    * Step 1 of an append (docs/sealing.md, "The write"): puts each record with the tree nodes it
    * completes, in seq order, each only if its seq is new and only after the previous one landed,
@@ -86,13 +89,15 @@ export interface LineageStore {
    * seqs are simply absent, so the verifier sees the gap. `options.eventual`: read a copy up to
    * about a second old first (half the read units), and strongly again unless it holds every seq
    * of the range: for a range known to be full (ending at a head read strongly), where the records,
-   * written once, are then the same as a strong read's.
+   * written once, are then the same as a strong read's. `options.recheck: false` (with `eventual`)
+   * keeps the copy even when it misses seqs: only for a caller a missed record cannot mislead (the
+   * sealer's tentative read past a head, whose first record put is conditional on its seq being new).
    */
   readChain(
     lineageId: string,
     fromSeq: number,
     toSeq: number,
-    options?: { readonly eventual?: boolean },
+    options?: { readonly eventual?: boolean; readonly recheck?: boolean },
   ): Promise<unknown[]>;
   /** Writes a conflict record; never overwrites anything (docs/sealing.md, "Sealing"). */
   recordConflict(conflict: ConflictRecord): Promise<void>;

@@ -66,7 +66,8 @@ export class InMemoryLineageStore implements LineageStore {
     return seqs.length === 0 ? null : Math.max(...seqs);
   }
 
-  async logHead(lineageId: string): Promise<StoredLogHead | null> {
+  /** Always the head as it stands (`options.eventual` asks for a copy, which a test may serve stale). */
+  async logHead(lineageId: string, _options?: { readonly eventual?: boolean }): Promise<StoredLogHead | null> {
     this.itemReads++;
     const head = this.heads.get(lineageId);
     if (!head) return null;
@@ -185,12 +186,22 @@ export class InMemoryLineageStore implements LineageStore {
     return text === undefined ? null : parse(text);
   }
 
-  async findByResidualId(lineageId: string, residualId: string): Promise<ResidualLocation | null> {
+  async findByResidualId(
+    lineageId: string,
+    residualId: string,
+    _options?: { readonly eventual?: boolean },
+  ): Promise<ResidualLocation | null> {
     const marker = this.markers.get(markerKey(lineageId, residualId));
     return marker ? { ...marker } : null;
   }
 
-  async readChain(lineageId: string, fromSeq: number, toSeq: number): Promise<unknown[]> {
+  /** Always the records as they stand (`options.eventual` asks for a copy, which a test may serve stale). */
+  async readChain(
+    lineageId: string,
+    fromSeq: number,
+    toSeq: number,
+    _options?: { readonly eventual?: boolean; readonly recheck?: boolean },
+  ): Promise<unknown[]> {
     const chain = this.records.get(lineageId) ?? new Map<number, string>();
     const found = [...chain.keys()].filter((seq) => seq >= fromSeq && seq <= toSeq).length;
     this.itemReads += found;

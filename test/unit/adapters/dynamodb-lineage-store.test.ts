@@ -392,7 +392,10 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
     expect(table.commands.indexOf(table.puts[0])).toBe(0);
     await appendBatch(store, batchOf([second], lineageHeadOf(first)));
     expect(table.puts).toHaveLength(1);
-    expect(table.commands.filter((c) => c instanceof BatchGetItemCommand)).toHaveLength(1);
+    const readBack = table.commands.filter((c) => c instanceof BatchGetItemCommand);
+    expect(readBack).toHaveLength(1);
+    // Content-addressed: an eventually consistent copy is the item or nothing (a miss puts it again).
+    expect(readBack[0]?.input.RequestItems?.[TABLE]?.ConsistentRead).toBe(false);
   });
 
   it('docs/sealing.md "Writing it": a manifest item deleted or edited while a warm store remembers it is put back by its next append', async (context) => {

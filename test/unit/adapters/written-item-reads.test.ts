@@ -177,3 +177,36 @@ describe('reads of items written once (records, deployment leaves): eventually c
     ]);
   });
 });
+
+describe('the sealer\'s tentative reads (docs/sealing.md, "The reads of a run"): a copy kept as it is, its append\'s conditions catch a stale one', () => {
+  const headItem = itemOf({
+    pk: LineageKeys.lineage(TEST_LINEAGE_ID),
+    sk: LineageKeys.head,
+    seq: 0,
+    recordHash: 'a'.repeat(64),
+    generationEpoch: 0,
+  });
+
+  it('logHead with eventual: one eventually consistent GetItem, its copy answered as it is (no strong read after it)', async () => {
+    const fresh = countingTable([headItem]);
+    expect(
+      (await new DynamoDBLineageStore(fresh.client, TABLE).logHead(TEST_LINEAGE_ID, { eventual: true }))?.head.seq,
+    ).toBe(0);
+    expect(fresh.reads).toEqual([{ op: 'GetItem', keys: 1, consistent: false }]);
+    // The head just put: the copy does not show it yet, and that copy is the answer.
+    const stale = countingTable([headItem], [headItem]);
+    expect(await new DynamoDBLineageStore(stale.client, TABLE).logHead(TEST_LINEAGE_ID, { eventual: true })).toBeNull();
+    expect(stale.reads).toEqual([{ op: 'GetItem', keys: 1, consistent: false }]);
+  });
+
+  it('readChain with eventual and recheck false: one eventually consistent Query, a copy missing a record answered as it is', async () => {
+    const stale = countingTable([recordAt(1)], [recordAt(1)]);
+    expect(
+      await new DynamoDBLineageStore(stale.client, TABLE).readChain(TEST_LINEAGE_ID, 1, 41, {
+        eventual: true,
+        recheck: false,
+      }),
+    ).toEqual([]);
+    expect(stale.reads).toEqual([{ op: 'Query', keys: 0, consistent: false }]);
+  });
+});

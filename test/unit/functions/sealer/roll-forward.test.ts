@@ -88,23 +88,24 @@ describe.each([HeadLayout.SMALL, HeadLayout.COMPATIBLE])(
       expect(s.conflicts()).toEqual([]);
     });
 
-    it('the records past the head are read once per run, after the head item, and rolled forward from that read', async () => {
+    it('the records past the head are read after the head item, once a strong read, and rolled forward from that read (the tentative copies that showed them decide nothing)', async () => {
       const s = setup();
       await crashedAfter(s, ['r-0'], ['r-1', 'r-2']);
       const reads: string[] = [];
       const logHead = s.store.logHead.bind(s.store);
       const readChain = s.store.readChain.bind(s.store);
-      s.store.logHead = async (lineageId) => {
+      const copy = (options?: { eventual?: boolean }) => (options?.eventual ? ' (copy)' : '');
+      s.store.logHead = async (lineageId, options) => {
         const head = await logHead(lineageId);
-        reads.push(`head ${head?.head.seq}`);
+        reads.push(`head ${head?.head.seq}${copy(options)}`);
         return head;
       };
-      s.store.readChain = async (lineageId, fromSeq, toSeq) => {
-        reads.push(`chain from ${fromSeq}`);
+      s.store.readChain = async (lineageId, fromSeq, toSeq, options) => {
+        reads.push(`chain from ${fromSeq}${copy(options)}`);
         return readChain(lineageId, fromSeq, toSeq);
       };
       expect(await s.cold().handle(s.message('r-3'))).toMatchObject({ kind: 'SEALED', head: { seq: 3 } });
-      expect(reads).toEqual(['head 0', 'chain from 1']);
+      expect(reads).toEqual(['head 0 (copy)', 'chain from 1 (copy)', 'head 0', 'chain from 1']);
       expect(residualIdsOf(await s.store.readChain(LINEAGE, 0, 10))).toEqual(['r-0', 'r-1', 'r-2', 'r-3']);
     });
 
