@@ -2,17 +2,17 @@ import { indexUsagePerWrite, SPARSE_INDEX_LOAD, SPARSE_SEALER_INVOCATIONS_PER_WR
 import type { Usage } from './usage';
 
 /**
- * Guard invocations per write in the sparse scenario: 0.135 (7.4 messages an invocation), as the
+ * Guard invocations per write in the sparse scenario: 0.13 (7.7 messages an invocation), as the
  * emulator bench counted them with the guard's 1 s batching window emulated (run of 2026-12-06
- * 15:59 UTC, bench/RESULTS.md "The guard's batching window, the per-invocation event and the
- * cheaper outcome proof", table "The guard's batches": 27 invocations for 200 writes published at
- * 45.6 writes/s). Without the window it was 0.9, about one message an invocation (the 13:34 run).
+ * 18:53 UTC, bench/RESULTS.md "Notice-vouched heads, the sealer's copies of the head and the
+ * guard's CPU", table "The guard's batches": 26 invocations for 200 writes published at 50.0
+ * writes/s; 0.135 at 15:59). Without the window it was 0.9, about one message an invocation (the 13:34 run).
  * Each costs its pollers' `DeleteMessageBatch`, one `SendMessageBatch` to `seal-requests` and one
  * Lambda request. Replace it only with a count the bench took (`npm run bench:stack`, "The
  * guard's batches"), never with the fill the window promises (docs/infrastructure.md, "The
  * guard's batching window").
  */
-export const SPARSE_GUARD_INVOCATIONS_PER_WRITE = 0.135;
+export const SPARSE_GUARD_INVOCATIONS_PER_WRITE = 0.13;
 
 /**
  * Billed `ReceiveMessage` units of the guard's pollers per sparse write, the same run: 0.31. Apart
@@ -38,9 +38,10 @@ const FIFO_CHUNKS_PER_BATCH = 2;
  *   invocation, 0.9 invocations a write, each its pollers' `ReceiveMessage` (one 64 KiB chunk) and
  *   `DeleteMessageBatch`, one `SendMessageBatch` to `seal-requests` (one chunk), one Lambda
  *   request, 0.0304 GB-s and 997 log bytes a write;
- * - `batched` (a 1 s window, emulated; run of 15:59 UTC): {@link SPARSE_GUARD_INVOCATIONS_PER_WRITE}
+ * - `batched` (a 1 s window, emulated; run of 18:53 UTC): {@link SPARSE_GUARD_INVOCATIONS_PER_WRITE}
  *   invocations, {@link SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE} receive units, a
- *   `SendMessageBatch` of two chunks an invocation, 0.0208 GB-s and 260 log bytes a write.
+ *   `SendMessageBatch` of two chunks an invocation, 0.0087 GB-s and 253 log bytes a write (0.0208
+ *   at 15:59, before the guard took the sealer's checks of the two large bodies, bench/write-cpu.ts).
  */
 export const SPARSE_GUARD_SHARE = {
   unbatched: {
@@ -54,8 +55,8 @@ export const SPARSE_GUARD_SHARE = {
     sqsStandardRequest: SPARSE_GUARD_RECEIVE_UNITS_PER_WRITE + SPARSE_GUARD_INVOCATIONS_PER_WRITE,
     sqsFifoRequest: FIFO_CHUNKS_PER_BATCH * SPARSE_GUARD_INVOCATIONS_PER_WRITE,
     lambdaRequest: SPARSE_GUARD_INVOCATIONS_PER_WRITE,
-    lambdaArmGbSecond: 0.0208,
-    logsIngestedGb: 260 / 1e9,
+    lambdaArmGbSecond: 0.0087,
+    logsIngestedGb: 253 / 1e9,
   },
 } as const satisfies Record<'unbatched' | 'batched', Usage>;
 
@@ -64,14 +65,14 @@ export const SPARSE_GUARD_SHARE = {
  * and quotas"; bench/RESULTS.md, "Calls per operation"), the functions' and the agent's client's
  * calls together:
  *
- * - `write` (run of 2026-12-06 15:59 UTC, bench/RESULTS.md "The guard's batching window, the
- *   per-invocation event and the cheaper outcome proof"; the append as built, record then head and
+ * - `write` (run of 2026-12-06 18:53 UTC, bench/RESULTS.md "Notice-vouched heads, the sealer's
+ *   copies of the head and the guard's CPU"; the append as built, record then head and
  *   marker, small head, lineage checkpoints unsigned: the defaults; the guard's 1 s window
  *   emulated, its share kept apart): the sparse scenario (50 lineages at one write a second,
  *   1 KiB payload, 100-key manifest), the sealer's path (the guard's `SendMessageBatch` to the
  *   FIFO queue is in {@link SPARSE_GUARD_SHARE}, not here); per sealer invocation
  *   ({@link SPARSE_SEALER_INVOCATIONS_PER_WRITE}, modelled at 0.175 a write, the dearest the bench
- *   has counted: this run counted 0.10, ten writes an invocation) two `GenerateMac`, whatever its
+ *   has counted: this run counted 0.105, 9.5 writes an invocation) two `GenerateMac`, whatever its
  *   runs and records (one record-batch MAC for all its records, taken before they are stored,
  *   docs/sealing.md "The record and its seal", and one head-state MAC for all its heads,
  *   docs/verifiable-log.md "Appending"), one `ResidualSealed` event for every run it sealed
@@ -79,17 +80,18 @@ export const SPARSE_GUARD_SHARE = {
  *   `DeleteMessageBatch`, and one Lambda request; no `VerifyMac` of the sealer's (a warm sealer
  *   checks the head it stored from memory; on AWS a run that lands on another container, a cold
  *   start or a head older than 15 minutes still makes one, at most one a write, $3.00 per million
- *   more; the bench's 0.125 are the integrator's, which `index` models); no `Sign` (the sealer
+ *   more; the bench's 0.005 are the integrator's, which `index` models); no `Sign` (the sealer
  *   signs only its refusals); the append's `PutItem`s, **4 WCU** (the record 2, the head 1, the
- *   marker 1, docs/sealing.md, "The write"; the bench counted 5.36 `PutItem` WCU a write: 4 of
+ *   marker 1, docs/sealing.md, "The write"; the bench counted 5.37 `PutItem` WCU a write: 4 of
  *   them the append, the rest the 5-WCU manifest item of each lineage's first write, four writes a
  *   lineage here, and the integrator's lease, both left out); the functions' `GetItem` and `Query`
- *   (3.21 and 2.01 read units a write, the deployment head read once per sealer invocation,
- *   docs/pipeline.md "Concurrency", and the integrator's reads among them) and the client's proof
- *   of its seal (`GetItem` 6.82 for 5.82 read units, `Query` 2.09 for 2.02, and its
- *   `BatchGetItem` items, 2.17 read units by their size, the emulator reporting none for them:
- *   every poll until the outcome, at the emulator's p50 of 13 s from publish, an upper bound of a
- *   deployment's; docs/pipeline.md "Learning the outcome of a write"); the client's `SendMessage`;
+ *   (2.73 and 1.50 read units a write: a run's head and the records past it read as an
+ *   eventually consistent copy when they lead straight to the conditional append, docs/sealing.md
+ *   "The reads of a run"; the deployment head read once per sealer invocation, docs/pipeline.md
+ *   "Concurrency"; the integrator's reads among them) and the client's proof of its seal
+ *   (`GetItem` 7.69 for 6.34 read units, `Query` 1.93 for 1.16, and its `BatchGetItem` items,
+ *   2.56 read units by their size, the emulator reporting none for them: every poll until the
+ *   outcome, at the emulator's p50 of 8.5 s from publish, an upper bound of a deployment's; docs/pipeline.md "Learning the outcome of a write"); the client's `SendMessage`;
  *   Lambda invocations, GB-s and log bytes of the sealer (one summary line per invocation on the success path,
  *   docs/pipeline.md "Logs and metrics"). The integrator's calls (its index tile writes, its
  *   `VerifyMac` and `Sign`, its commits and lease, the sealed-run notices, one `SendMessageBatch`
@@ -108,18 +110,18 @@ export const SPARSE_GUARD_SHARE = {
  */
 export const MEASURED_USAGE = {
   source:
-    "bench/RESULTS.md, emulator bench runs of 2026-12-06 15:59 UTC (write; the guard's share with a 1 s window), 2026-12-06 13:34 UTC (the guard's share without a window, the default) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys",
+    "bench/RESULTS.md, emulator bench runs of 2026-12-06 18:53 UTC (write; the guard's share with a 1 s window), 2026-12-06 13:34 UTC (the guard's share without a window, the default) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys",
   write: {
     kmsSymmetricRequest: 2 * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
     kmsAsymmetricRequest: 0,
     dynamodbWriteRequestUnit: 4,
-    dynamodbReadRequestUnit: 3.21 + 2.01 + 5.82 + 2.02 + 2.17,
+    dynamodbReadRequestUnit: 2.73 + 1.5 + 6.34 + 1.16 + 2.56,
     sqsStandardRequest: 1,
     sqsFifoRequest: (FIFO_CHUNKS_PER_BATCH + 1) * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
     eventBridgeCustomEvent: SPARSE_SEALER_INVOCATIONS_PER_WRITE,
     lambdaRequest: SPARSE_SEALER_INVOCATIONS_PER_WRITE,
-    lambdaArmGbSecond: 0.0285,
-    logsIngestedGb: 223 / 1e9,
+    lambdaArmGbSecond: 0.0251,
+    logsIngestedGb: 227 / 1e9,
   },
   recall: {
     dynamodbWriteRequestUnit: 2,
