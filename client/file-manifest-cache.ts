@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MAX_KEPT_MANIFEST_BYTES, type ManifestCache } from '../shared/ports/manifest-cache';
 
@@ -19,6 +19,13 @@ const STALE_TEMPORARY_MS = 10 * 60 * 1000;
 
 /** A kept file's name: 64 hex digits and `.json`; nothing else in the directory is read as one. */
 const KEPT_FILE = /^[0-9a-f]{64}\.json$/;
+
+/**
+ * A temporary file's name as `set` makes it (`.<UUID>.<pid>.tmp`): only such a file is removed
+ * as a dead writer's, so a directory named by `RESEAL_MANIFEST_CACHE` that other programs use
+ * too (a home directory, `/tmp`) loses none of their temporary files.
+ */
+const TEMPORARY_FILE = /^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.\d+\.tmp$/;
 
 /** The file format, `{ formatVersion, key, manifest }`. */
 const FORMAT_VERSION = 1;
@@ -66,7 +73,14 @@ export class FileManifestCache implements ManifestCache {
           await forget(path);
           return undefined;
         }
-        text = await handle.readFile('utf8');
+        // At most one byte past the size stated: a file grown since (only a hostile writer changes
+        // a kept file in place; `set` renames a new one over it) is never read whole into memory.
+        const bytes = await readAtMost(handle, file.size + 1);
+        if (bytes.length > file.size) {
+          await forget(path);
+          return undefined;
+        }
+        text = bytes.toString('utf8');
       } finally {
         await handle.close();
       }
@@ -113,7 +127,7 @@ export class FileManifestCache implements ManifestCache {
       return;
     }
     const kept = names.filter((name) => KEPT_FILE.test(name));
-    const temporaries = names.filter((name) => name.startsWith('.') && name.endsWith('.tmp'));
+    const temporaries = names.filter((name) => TEMPORARY_FILE.test(name));
     const nowMs = Date.now();
     for (const name of temporaries) {
       const modified = await modifiedMs(join(this.directory, name));
@@ -146,6 +160,18 @@ function keptOf(text: string): { key: string; manifest: object } | null {
   if (formatVersion !== FORMAT_VERSION || typeof key !== 'string') return null;
   if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) return null;
   return { key, manifest };
+}
+
+/** Up to `limit` bytes from the start of an open file (fewer at its end). */
+async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(limit);
+  let length = 0;
+  while (length < limit) {
+    const { bytesRead } = await handle.read(buffer, length, limit - length, length);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  return buffer.subarray(0, length);
 }
 
 async function modifiedMs(path: string): Promise<number | null> {
