@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MAX_KEPT_MANIFEST_BYTES, type ManifestCache } from '../shared/ports/manifest-cache';
 
@@ -63,39 +63,38 @@ export class FileManifestCache implements ManifestCache {
 
   async get(key: string): Promise<unknown> {
     const path = this.pathOf(key);
-    let text: string;
+    let handle: FileHandle;
     try {
       // Never follows a link and never waits on a FIFO planted under the name: a regular file or a miss.
-      const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-      try {
-        const file = await handle.stat();
-        if (!file.isFile() || file.size > maxFileBytes(key)) {
-          await forget(path);
-          return undefined;
-        }
-        // At most one byte past the size stated: a file grown since (only a hostile writer changes
-        // a kept file in place; `set` renames a new one over it) is never read whole into memory.
-        const bytes = await readAtMost(handle, file.size + 1);
-        if (bytes.length > file.size) {
-          await forget(path);
-          return undefined;
-        }
-        text = bytes.toString('utf8');
-      } finally {
-        await handle.close();
-      }
+      handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch {
       return undefined; // absent (or unreadable): a miss
     }
-    const kept = keptOf(text);
-    if (kept === null) {
-      await forget(path);
-      return undefined;
+    try {
+      const file = await handle.stat();
+      if (!file.isFile() || file.size > maxFileBytes(key)) {
+        await forget(path);
+        return undefined;
+      }
+      // At most one byte past the size stated: a file grown since (only a hostile writer changes
+      // a kept file in place; `set` renames a new one over it) is never read whole into memory.
+      const bytes = await readAtMost(handle, file.size + 1);
+      const kept = bytes.length > file.size ? null : keptOf(bytes.toString('utf8'));
+      if (kept === null) {
+        await forget(path);
+        return undefined;
+      }
+      if (kept.key !== key) return undefined; // another key's file (a hash collision would be news)
+      // The use is marked on the file read, through its descriptor: never on whatever the name
+      // holds by now (a link swapped in would have its target touched).
+      const now = new Date();
+      await handle.utimes(now, now).catch(() => undefined);
+      return kept.manifest;
+    } catch {
+      return undefined; // unreadable: a miss
+    } finally {
+      await handle.close().catch(() => undefined);
     }
-    if (kept.key !== key) return undefined; // another key's file (a hash collision would be news)
-    const now = new Date();
-    await utimes(path, now, now).catch(() => undefined);
-    return kept.manifest;
   }
 
   async set(key: string, manifest: unknown): Promise<void> {

@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +116,34 @@ describe('a local user who can write the manifest directory (docs/cli.md, "Kept 
     });
     expect(await cache.get(keyOf(record))).toBeUndefined();
     expect(exists(path)).toBe(false);
+  });
+
+  it('a kept file swapped for a symlink while it is read: the hit is marked on the file read, never on what the link names', async () => {
+    const record = await sealed();
+    const cache = new FileManifestCache(dir);
+    const key = keyOf(record);
+    await cache.set(key, record.manifest);
+    const outside = mkdtempSync(join(tmpdir(), 'reseal-outside-'));
+    try {
+      const target = join(outside, 'theirs.txt');
+      writeFileSync(target, 'theirs');
+      const old = new Date(Date.now() - 60 * 60 * 1000);
+      utimesSync(target, old, old);
+      const probe = await open(cache.pathOf(key), 'r');
+      const proto = Object.getPrototypeOf(probe) as FileHandle;
+      await probe.close();
+      const read = proto.read;
+      vi.spyOn(proto, 'read').mockImplementation(async function (this: FileHandle, ...args: unknown[]) {
+        const result = await (read as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+        rmSync(cache.pathOf(key));
+        symlinkSync(target, cache.pathOf(key));
+        return result;
+      } as FileHandle['read']);
+      expect(await cache.get(key)).toEqual(JSON.parse(canonicalJson(record.manifest)));
+      expect(Math.abs(statSync(target).mtimeMs - old.getTime())).toBeLessThan(1000);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('a kept manifest with a field the manifest schema refuses (its digest cannot be computed) is forgotten; the item is read', async () => {
