@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MAX_KEPT_MANIFEST_BYTES, type ManifestCache } from '../shared/ports/manifest-cache';
 
@@ -19,6 +19,13 @@ const STALE_TEMPORARY_MS = 10 * 60 * 1000;
 
 /** A kept file's name: 64 hex digits and `.json`; nothing else in the directory is read as one. */
 const KEPT_FILE = /^[0-9a-f]{64}\.json$/;
+
+/**
+ * A temporary file's name as `set` makes it (`.<UUID>.<pid>.tmp`): only such a file is removed
+ * as a dead writer's, so a directory named by `RESEAL_MANIFEST_CACHE` that other programs use
+ * too (a home directory, `/tmp`) loses none of their temporary files.
+ */
+const TEMPORARY_FILE = /^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.\d+\.tmp$/;
 
 /** The file format, `{ formatVersion, key, manifest }`. */
 const FORMAT_VERSION = 1;
@@ -56,32 +63,38 @@ export class FileManifestCache implements ManifestCache {
 
   async get(key: string): Promise<unknown> {
     const path = this.pathOf(key);
-    let text: string;
+    let handle: FileHandle;
     try {
       // Never follows a link and never waits on a FIFO planted under the name: a regular file or a miss.
-      const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-      try {
-        const file = await handle.stat();
-        if (!file.isFile() || file.size > maxFileBytes(key)) {
-          await forget(path);
-          return undefined;
-        }
-        text = await handle.readFile('utf8');
-      } finally {
-        await handle.close();
-      }
+      handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch {
       return undefined; // absent (or unreadable): a miss
     }
-    const kept = keptOf(text);
-    if (kept === null) {
-      await forget(path);
-      return undefined;
+    try {
+      const file = await handle.stat();
+      if (!file.isFile() || file.size > maxFileBytes(key)) {
+        await forget(path);
+        return undefined;
+      }
+      // At most one byte past the size stated: a file grown since (only a hostile writer changes
+      // a kept file in place; `set` renames a new one over it) is never read whole into memory.
+      const bytes = await readAtMost(handle, file.size + 1);
+      const kept = bytes.length > file.size ? null : keptOf(bytes.toString('utf8'));
+      if (kept === null) {
+        await forget(path);
+        return undefined;
+      }
+      if (kept.key !== key) return undefined; // another key's file (a hash collision would be news)
+      // The use is marked on the file read, through its descriptor: never on whatever the name
+      // holds by now (a link swapped in would have its target touched).
+      const now = new Date();
+      await handle.utimes(now, now).catch(() => undefined);
+      return kept.manifest;
+    } catch {
+      return undefined; // unreadable: a miss
+    } finally {
+      await handle.close().catch(() => undefined);
     }
-    if (kept.key !== key) return undefined; // another key's file (a hash collision would be news)
-    const now = new Date();
-    await utimes(path, now, now).catch(() => undefined);
-    return kept.manifest;
   }
 
   async set(key: string, manifest: unknown): Promise<void> {
@@ -113,7 +126,7 @@ export class FileManifestCache implements ManifestCache {
       return;
     }
     const kept = names.filter((name) => KEPT_FILE.test(name));
-    const temporaries = names.filter((name) => name.startsWith('.') && name.endsWith('.tmp'));
+    const temporaries = names.filter((name) => TEMPORARY_FILE.test(name));
     const nowMs = Date.now();
     for (const name of temporaries) {
       const modified = await modifiedMs(join(this.directory, name));
@@ -146,6 +159,18 @@ function keptOf(text: string): { key: string; manifest: object } | null {
   if (formatVersion !== FORMAT_VERSION || typeof key !== 'string') return null;
   if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) return null;
   return { key, manifest };
+}
+
+/** Up to `limit` bytes from the start of an open file (fewer at its end). */
+async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(limit);
+  let length = 0;
+  while (length < limit) {
+    const { bytesRead } = await handle.read(buffer, length, limit - length, length);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  return buffer.subarray(0, length);
 }
 
 async function modifiedMs(path: string): Promise<number | null> {

@@ -46,7 +46,8 @@ export interface QueueConsumerProps {
  * A queue, its dead-letter queue, the function that consumes it, the event source (partial batch
  * responses: `ReportBatchItemFailures`) and an alarm on the dead-letter queue's depth.
  *
- * Both queues use SQS-managed server-side encryption and refuse non-TLS requests; the maximum
+ * Both queues use SQS-managed server-side encryption and refuse non-TLS requests; no queue may
+ * name the work queue its dead-letter queue (`RedriveAllowPolicy` `denyAll`); the maximum
  * message size is 1 MiB and the visibility timeout six times the function's timeout plus the
  * batching window ({@link eventSourceVisibilityTimeout}).
  */
@@ -96,6 +97,10 @@ export class QueueConsumer extends Construct {
         queue: this.deadLetterQueue,
         maxReceiveCount: props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT,
       },
+      // No queue may name this one its dead-letter queue: SQS would move another queue's messages
+      // in itself, a way in beside the `sqs:SendMessage` a work queue's policy denies
+      // (docs/infrastructure.md, "Permissions"); by default any queue of the account may.
+      redriveAllowPolicy: { redrivePermission: sqs.RedrivePermission.DENY_ALL },
     });
 
     this.consumer.fn.addEventSource(

@@ -581,6 +581,8 @@ describe('ResealStack template', () => {
     });
     // The policy only denies: no principal is granted anything through it.
     expect(statements.filter((st) => st.Effect !== 'Deny')).toEqual([]);
+    // Nor can another queue of the account name it its dead-letter queue and have SQS move notices in.
+    expect(props(resources[queueId]).RedriveAllowPolicy).toEqual({ redrivePermission: 'denyAll' });
     expect(sendsTo('reseal-sealer', queueId)).toBe(true);
     for (const service of ['reseal-guard', 'reseal-triage', 'reseal-integrator', 'reseal-mcp']) {
       expect(sendsTo(service, queueId)).toBe(false);

@@ -181,14 +181,16 @@ describe('FileManifestCache: manifests kept across processes, nothing read from 
 
   it("removes a dead writer's temporary file once it is old, and never reads one as kept", async () => {
     const cache = new FileManifestCache(dir);
-    const stale = join(dir, '.dead.123.tmp');
-    const fresh = join(dir, '.live.456.tmp');
+    const stale = join(dir, '.0b9e3a4c-1d2f-4e5a-9b6c-7d8e9f0a1b2c.123.tmp');
+    const fresh = join(dir, '.5f4e3d2c-1b0a-4f9e-8d7c-6b5a4f3e2d1c.456.tmp');
     writeFileSync(stale, '{');
     writeFileSync(fresh, '{');
     const old = new Date(Date.now() - 60 * 60 * 1000);
     utimesSync(stale, old, old);
     await cache.set('k', { a: 1 });
-    expect(readdirSync(dir).sort()).toEqual(['.live.456.tmp', cache.pathOf('k').slice(dir.length + 1)].sort());
+    expect(readdirSync(dir).sort()).toEqual(
+      ['.5f4e3d2c-1b0a-4f9e-8d7c-6b5a4f3e2d1c.456.tmp', cache.pathOf('k').slice(dir.length + 1)].sort(),
+    );
     expect(statSync(cache.pathOf('k')).mode & 0o777).toBe(0o600);
   });
 
