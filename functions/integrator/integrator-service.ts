@@ -318,7 +318,14 @@ export class IntegratorService {
       if (published) await deployment.publish(state.size, note, published);
     }
     metrics.count(MetricName.Integrated, { published: String(published !== null) });
-    logger.info('integrated', { size: state.size, integrated: result.integrated.length, witnessStatus });
+    // How many lineages were proven by a kept frontier (no tree node read): the warm share the cost model assumes.
+    const warm = candidates.filter((c) => 'extendedFrom' in c && c.extendedFrom !== undefined).length;
+    logger.info('integrated', {
+      size: state.size,
+      integrated: result.integrated.length,
+      provenByFrontier: warm,
+      witnessStatus,
+    });
     return { checkpoint: note, published, ...outcome(result), witnessStatus };
   }
 
