@@ -112,6 +112,19 @@ describe('a warm integrator extends the frontier it kept (docs/deployment-log.md
   });
 });
 
+describe('the records since the indexed head, read as an eventually consistent copy first', () => {
+  it('asks for a copy rechecked strongly when it misses a seq (never `recheck: false`), from the indexed size to the stored head', async () => {
+    const s = stack();
+    await s.write(A, 'r-0');
+    await s.integrate();
+    await s.write(A, 'r-1');
+    await s.write(A, 'r-2');
+    const readChain = vi.spyOn(s.store, 'readChain');
+    expect(await s.integrate()).toMatchObject({ integrated: [A], evidence: [] });
+    expect(readChain.mock.calls).toEqual([[A, 1, 2, { eventual: true }]]);
+  });
+});
+
 describe('what the table writer does between two integrations: the evidence a cold integrator raises, warm too', () => {
   /**
    * A integrated at 2 by the warm instance, then written to 4; `attack` applied; the batch
