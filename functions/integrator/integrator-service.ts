@@ -11,6 +11,8 @@ import type { LineageIndexValue } from '../../shared/index/index-entry';
 import { authenticatePublished } from '../../shared/integrator/authenticate-published';
 import { authenticateDeploymentHead } from '../../shared/integrator/deployment-head';
 import { type DeploymentLogState, deploymentCheckpoint } from '../../shared/integrator/deployment-log-state';
+import { type CachedFrontier, FrontierCache } from '../../shared/integrator/frontier-cache';
+import { checkFrontierExtension } from '../../shared/integrator/frontier-extension';
 import { type CandidateRecord, integrate, type LineageCandidate } from '../../shared/integrator/integrate';
 import type { IntegrationEvidence } from '../../shared/integrator/integration-evidence';
 import { noticeVouchedHeads } from '../../shared/integrator/notice-vouched-heads';
@@ -21,6 +23,7 @@ import type { SealedRunNotice } from '../../shared/integrator/sealed-run-notice'
 import { storedReAnchor } from '../../shared/integrator/stored-re-anchor';
 import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
 import { authenticateHeadState, type LogState } from '../../shared/log/log-state';
+import type { NodeSource } from '../../shared/log/node-ref';
 import { nodeSourceOf } from '../../shared/log/node-source';
 import { type NoteVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { proveRecord } from '../../shared/log/record-proof';
@@ -82,6 +85,12 @@ export interface IntegratorDeps {
    * caller, as in-process tests and the index rebuild are).
    */
   readonly lease?: IntegrationLease;
+  /**
+   * This instance's memory of each lineage's compact range (docs/deployment-log.md, "Integration",
+   * "A warm integrator"); default a new {@link FrontierCache} of 10,000 lineages. Injected by tests
+   * that edit it.
+   */
+  readonly frontiers?: FrontierCache;
 }
 
 /**
@@ -140,6 +149,11 @@ export class IntegratorService {
   #leaseHeldSinceMs: number | null = null;
   /** When this instance last found the lease held: a hold is measured only while seen without a gap of a lease's length. */
   #leaseLastHeldMs: number | null = null;
+  /**
+   * The compact range of each lineage's head as the index holds it after this instance's
+   * integrations: filled after a commit only, and for heads the index already held.
+   */
+  readonly #frontiers: FrontierCache;
 
   constructor(deps: IntegratorDeps) {
     const { minSize = 0 } = deps;
@@ -149,6 +163,7 @@ export class IntegratorService {
       ]);
     }
     this.#deps = deps;
+    this.#frontiers = deps.frontiers ?? new FrontierCache();
   }
 
   async #verifierKey(): Promise<NoteVerifierKey> {
@@ -237,6 +252,7 @@ export class IntegratorService {
     // head-state MAC in this integration (a sealer invocation's batch MAC vouches for several of
     // its heads), remembered for this integration only, never a `false`.
     const macAnchor = this.#deps.anchor && new VerifyOnceMacAnchor(this.#deps.anchor);
+    const heads = new Map<string, CachedFrontier>();
     const candidates = await Promise.all(
       readable.map((id) =>
         this.#candidate(
@@ -245,11 +261,14 @@ export class IntegratorService {
           key,
           notices.filter((n) => n.lineageId === id),
           macAnchor,
+          heads,
         ),
       ),
     );
     const integrated = await integrate({ store: index, previous, origin, candidates, notices, held });
     const result = { ...integrated, evidence: [...missing, ...integrated.evidence] };
+    // The index held these heads already: their frontiers are of committed trees.
+    this.#rememberFrontiers(result.unchanged, heads);
     const atMs = clock();
     for (const evidence of result.evidence) {
       logger.error('lineage left out of the integration with evidence', { evidence });
@@ -281,6 +300,9 @@ export class IntegratorService {
       throw new DeploymentLogConflictError('the head changed during the integration; the batch is retried');
     }
     this.#floor = state.size;
+    // Only now: a lost commit leaves no frontier of a tree the index does not hold (which could not
+    // matter either: a frontier is offered only for the size and root the index holds).
+    this.#rememberFrontiers(result.integrated, heads);
     let published = this.#deps.witness ? null : note;
     let witnessStatus: IntegrationReport['witnessStatus'] = null;
     if (this.#deps.witness) {
@@ -296,7 +318,14 @@ export class IntegratorService {
       if (published) await deployment.publish(state.size, note, published);
     }
     metrics.count(MetricName.Integrated, { published: String(published !== null) });
-    logger.info('integrated', { size: state.size, integrated: result.integrated.length, witnessStatus });
+    // How many lineages were proven by a kept frontier (no tree node read): the warm share the cost model assumes.
+    const warm = candidates.filter((c) => 'extendedFrom' in c && c.extendedFrom !== undefined).length;
+    logger.info('integrated', {
+      size: state.size,
+      integrated: result.integrated.length,
+      provenByFrontier: warm,
+      witnessStatus,
+    });
     return { checkpoint: note, published, ...outcome(result), witnessStatus };
   }
 
@@ -427,6 +456,14 @@ export class IntegratorService {
     throw new WitnessUnavailableError(`the witness answered ${answer.status} to the cold-start check`);
   }
 
+  /** Keeps the frontier of each of `lineageIds`' heads as read in this integration. */
+  #rememberFrontiers(lineageIds: readonly string[], heads: ReadonlyMap<string, CachedFrontier>): void {
+    for (const lineageId of lineageIds) {
+      const tree = heads.get(lineageId);
+      if (tree) this.#frontiers.remember(lineageId, tree);
+    }
+  }
+
   /** Records and counts `DEPLOYMENT_ROLLBACK` (the deployment log's own evidence, under its origin). */
   async #rollback(origin: string, reason: string): Promise<void> {
     const { deployment, logger, metrics, clock } = this.#deps;
@@ -440,7 +477,10 @@ export class IntegratorService {
    * Step 2 for one lineage: its head, authenticated by a notice of the batch naming it exactly, else
    * by its head-state MAC (docs/deployment-log.md, "Integration", step 2), and the proofs from its
    * own tree, with one inclusion proof per seq a notice names below the indexed head (a late
-   * notice, checked in step 3).
+   * notice, checked in step 3). Warm (docs/deployment-log.md, "A warm integrator"): when the
+   * frontier kept for the indexed size and root, extended by the records since, gives the stored
+   * root, that extension replaces the consistency and the records' inclusion proofs, and no tree
+   * node is read for them. Sets the head's compact range in `heads`, to keep after a commit.
    */
   async #candidate(
     lineageId: string,
@@ -448,6 +488,7 @@ export class IntegratorService {
     key: NoteVerifierKey,
     notices: readonly SealedRunNotice[],
     anchor: MacAnchor | null,
+    heads: Map<string, CachedFrontier>,
   ): Promise<LineageCandidate> {
     const { lineages } = this.#deps;
     const storedHead = await lineages.logHead(lineageId);
@@ -474,6 +515,7 @@ export class IntegratorService {
       generationEpoch: state.tip.generationEpoch,
       writerPolicyDigest: state.tip.policyDigest ?? null,
     };
+    heads.set(lineageId, { treeSize: state.size, rootHash: head.rootHash, frontier: state.frontier.map(hex) });
     const nodes = nodeSourceOf((refs) => lineages.readNodes(lineageId, refs));
     const unproven = async <T>(build: () => Promise<T>, fallback: T): Promise<T> => {
       try {
@@ -484,29 +526,57 @@ export class IntegratorService {
         throw error;
       }
     };
+    const from = held?.treeSize ?? 0;
+    // The range ends at a head read strongly, so a copy is rechecked strongly when it misses a seq
+    // (`readChain`'s `eventual`). A stale copy cannot mislead: records are written once, and a record
+    // shown, old or new, enters only as the leaf the authenticated stored head holds at its seq.
+    const raws = from < state.size ? await lineages.readChain(lineageId, from, state.size - 1, { eventual: true }) : [];
+    const read: Omit<CandidateRecord, 'inclusion'>[] = [];
+    for (const raw of raws) {
+      const intact = checkRecordIntegrity(raw);
+      if (!isIntact(intact)) continue; // its seq is then missing: RECORD_UNPROVEN
+      const { residualId, monotonicSequenceNumber: seq } = intact.record.header;
+      read.push({ seq, residualId, recordHash: intact.recordHash });
+    }
+    // Warm: the frontier kept for exactly the indexed size and root (the empty tree's for a lineage
+    // the index does not hold), used only when the records extend it to the stored root; anything
+    // else (cold, evicted, stale, a gap, an edited record) takes the proofs from the table below.
+    const kept = held === null ? [] : this.#frontiers.frontierOf(lineageId, held);
+    if (kept !== null && from < state.size && checkFrontierExtension(held, kept, read, head) === null) {
+      const records = read.map((r) => ({ ...r, inclusion: [] }));
+      const noticedInclusion = await this.#lateInclusions(notices, from, state.size, nodes, unproven);
+      return { lineageId, head, consistency: [], records, noticedInclusion, extendedFrom: kept };
+    }
     const consistency =
       held === null || held.treeSize >= state.size
         ? []
         : await unproven(async () => (await proveTreeConsistency(held.treeSize, state.size, nodes)).proof, []);
-    const from = held?.treeSize ?? 0;
-    const raws = from < state.size ? await lineages.readChain(lineageId, from, state.size - 1) : [];
     const records: CandidateRecord[] = [];
-    for (const raw of raws) {
-      const intact = checkRecordIntegrity(raw);
-      if (!isIntact(intact)) continue; // its seq is then missing: RECORD_UNPROVEN
-      const seq = intact.record.header.monotonicSequenceNumber;
-      const inclusion = await unproven(async () => (await proveRecord(seq, state.size, nodes)).inclusionProof, []);
-      records.push({ seq, residualId: intact.record.header.residualId, recordHash: intact.recordHash, inclusion });
+    for (const r of read) {
+      const inclusion = await unproven(async () => (await proveRecord(r.seq, state.size, nodes)).inclusionProof, []);
+      records.push({ ...r, inclusion });
     }
+    const noticedInclusion = await this.#lateInclusions(notices, from, state.size, nodes, unproven);
+    return { lineageId, head, consistency, records, noticedInclusion };
+  }
+
+  /**
+   * Inclusion proofs in the stored head's tree (size `size`), from the table's nodes, of the seqs
+   * below the indexed size `from` that a notice names (a late notice, step 3): warm or not.
+   */
+  async #lateInclusions(
+    notices: readonly SealedRunNotice[],
+    from: number,
+    size: number,
+    nodes: NodeSource,
+    unproven: <T>(build: () => Promise<T>, fallback: T) => Promise<T>,
+  ): Promise<Map<number, readonly string[]>> {
     const noticedInclusion = new Map<number, readonly string[]>();
     const late = new Set(notices.flatMap((n) => n.residuals.map((r) => r.seq)).filter((seq) => seq < from));
-    for (const seq of [...late].filter((s) => s < state.size).sort((a, b) => a - b)) {
-      noticedInclusion.set(
-        seq,
-        await unproven(async () => (await proveRecord(seq, state.size, nodes)).inclusionProof, []),
-      );
+    for (const seq of [...late].filter((s) => s < size).sort((a, b) => a - b)) {
+      noticedInclusion.set(seq, await unproven(async () => (await proveRecord(seq, size, nodes)).inclusionProof, []));
     }
-    return { lineageId, head, consistency, records, noticedInclusion };
+    return noticedInclusion;
   }
 }
 

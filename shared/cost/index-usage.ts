@@ -28,6 +28,14 @@ export interface IndexLoad {
    * indexed head and an inclusion proof per new record: one `BatchGetItem` of node-holding records).
    */
   readonly proofItemsPerLineage?: number;
+  /**
+   * Share (0 to 1) of an integration's lineages integrated warm (docs/deployment-log.md,
+   * "Integration", "A warm integrator"): the integrator kept the frontier of the head the index
+   * holds, so the new records extend it and no proof item is read. Default 0: every lineage reads
+   * its {@link IndexLoad.proofItemsPerLineage} (a cold integrator; an upper bound); the sparse
+   * scenario's figure is {@link SPARSE_WARM_LINEAGES}.
+   */
+  readonly warmLineages?: number;
   /** Witnesses the integrator submits each checkpoint to (one `Sign` and one item write each). */
   readonly witnesses?: number;
   /**
@@ -186,6 +194,9 @@ function checkLoad(load: IndexLoad): void {
   if ((load.headsPastNotices ?? 1) > 1) {
     throw new RangeError(`load.headsPastNotices is a share, 0 to 1, got ${load.headsPastNotices}`);
   }
+  if ((load.warmLineages ?? 0) > 1) {
+    throw new RangeError(`load.warmLineages is a share, 0 to 1, got ${load.warmLineages}`);
+  }
 }
 
 /**
@@ -218,8 +229,9 @@ function indexLineagesOf(load: IndexLoad): number {
 
 /**
  * The integrator's work per write (docs/deployment-log.md, "Integration"), one integration
- * amortized over its writes: the deployment head read; per lineage its head item and its proof
- * items ({@link PROOF_ITEM_READ_UNITS} each); one `VerifyMac` per distinct head-state MAC of the
+ * amortized over its writes: the deployment head read; per lineage its head item, and per lineage
+ * not integrated warm ({@link IndexLoad.warmLineages}) its proof items ({@link PROOF_ITEM_READ_UNITS}
+ * each); one `VerifyMac` per distinct head-state MAC of the
  * heads past the batch's notices ({@link IndexLoad.headsPastNotices}; a head a notice names needs
  * none, docs/deployment-log.md, "Integration", step 2), a sealer invocation's batch MAC covering
  * all its heads ({@link IndexLoad.sealerInvocationsPerIntegration}; docs/verifiable-log.md, "Appending"); the
@@ -242,7 +254,8 @@ export function integratorUsage(load: IndexLoad): Usage {
   const changedKeys = lineages + writes;
   const tiles = indexTilesPerIntegration(load.indexKeys, indexLineagesOf(load), lineages, changedKeys / lineages);
   const witnesses = load.witnesses ?? 1;
-  const proofItems = load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE;
+  // A warm lineage's proofs are its kept frontier, extended: no proof item read.
+  const proofItems = (load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE) * (1 - (load.warmLineages ?? 0));
   const runs = writes / load.writesPerRun;
   const perIntegration: Usage = {
     dynamodbReadRequestUnit: 1 + lineages * (1 + PROOF_ITEM_READ_UNITS * proofItems) + TILE_READ_UNITS * tiles,
@@ -287,12 +300,27 @@ export const SPARSE_SEALER_INVOCATIONS_PER_WRITE = 0.175;
 export const SPARSE_HEADS_PAST_NOTICES = 0.05;
 
 /**
+ * {@link IndexLoad.warmLineages} in the sparse scenario: 0.9, an estimate, not a count. A warm
+ * integrator sees the same 50 lineages every interval, each integrated by it in the interval
+ * before, so the frontier it kept is of the head the index holds and every lineage extends it;
+ * its cache (10,000 lineages) never evicts them. The rest allows for the integrations that start
+ * cold (an instance's first after a cold start, every few hours at one invocation every 2 s) and,
+ * mostly, for batches the other of the two invocations the event source may run
+ * (`MaximumConcurrency` 2) integrates: the instance that did not commit the indexed head kept an
+ * older frontier, and reads the proof items once for each such lineage. The bench's
+ * `BatchGetItem` of record items a write is the figure to keep.
+ */
+export const SPARSE_WARM_LINEAGES = 0.9;
+
+/**
  * The bench's sparse scenario at a production index (docs/infrastructure.md, "Cost and quotas"):
  * 50 lineages writing once a second, the default 2 s interval (100 writes, 50 lineages per
  * integration, runs of one write), 10^6 keys, one witness, and 17.5 sealer invocations an
  * integration (100 writes at {@link SPARSE_SEALER_INVOCATIONS_PER_WRITE}): 17.5 distinct
  * head-state MACs were every head verified, of which only the heads past the batch's notices are
- * ({@link SPARSE_HEADS_PAST_NOTICES}): 3.5 `VerifyMac` an integration, 0.035 a write.
+ * ({@link SPARSE_HEADS_PAST_NOTICES}): 3.5 `VerifyMac` an integration, 0.035 a write. A warm
+ * integrator reads no proof item for {@link SPARSE_WARM_LINEAGES} of the lineages: 50 proof items
+ * an integration, not 500.
  */
 export const SPARSE_INDEX_LOAD: IndexLoad = {
   indexKeys: 1e6,
@@ -302,4 +330,5 @@ export const SPARSE_INDEX_LOAD: IndexLoad = {
   writesPerRun: 1,
   sealerInvocationsPerIntegration: 100 * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
   headsPastNotices: SPARSE_HEADS_PAST_NOTICES,
+  warmLineages: SPARSE_WARM_LINEAGES,
 };

@@ -10,6 +10,7 @@ import { verifyInclusion } from '../log/verify-inclusion';
 import type { IndexNodeStore } from '../ports/index-node-store';
 import { appendIndexRoot, type DeploymentAppend } from './deployment-append';
 import { type DeploymentLogState, deploymentCheckpoint } from './deployment-log-state';
+import { checkFrontierExtension } from './frontier-extension';
 import type { IntegrationEvidence } from './integration-evidence';
 import { missingNodeEvidence } from './missing-node-evidence';
 import type { SealedRunNotice } from './sealed-run-notice';
@@ -22,7 +23,10 @@ export interface CandidateRecord {
   readonly residualId: string;
   /** The record hash, 64 lowercase hex. */
   readonly recordHash: string;
-  /** RFC 9162 inclusion proof (hex) of its leaf at `seq` in the candidate head's tree, built from the table's nodes. */
+  /**
+   * RFC 9162 inclusion proof (hex) of its leaf at `seq` in the candidate head's tree, built from
+   * the table's nodes; empty (and not read) when the candidate's `extendedFrom` proves it.
+   */
   readonly inclusion: readonly string[];
 }
 
@@ -50,6 +54,14 @@ export type LineageCandidate =
        * table does not hold) leaves its notice unproven: `NOTICE_MISMATCH`, never dropped.
        */
       readonly noticedInclusion?: ReadonlyMap<number, readonly string[]>;
+      /**
+       * The indexed tree's compact range (hex, left to right; `[]` when the index holds no head),
+       * offered instead of `consistency` and the records' `inclusion` (docs/deployment-log.md,
+       * "Integration", "A warm integrator"): `integrate` appends the records' leaves to it and
+       * requires the indexed root before and the stored head's root after
+       * (`checkFrontierExtension`). Absent: the proofs are checked, as built from the table.
+       */
+      readonly extendedFrom?: readonly string[];
     }
   | { readonly lineageId: string; readonly unreadable: string };
 
@@ -106,7 +118,10 @@ export interface IntegrationResult {
  *
  * Pure apart from the node store: nothing is signed or committed here.
  *
- * @throws {InvalidInputError} when two candidates name one lineage or `held` lacks one
+ * @throws {InvalidInputError} when two candidates name one lineage, `held` lacks one, or a
+ *   candidate's `extendedFrom` does not prove its records (the caller offers only one that
+ *   `checkFrontierExtension` accepted, else the proofs: a frontier from its own memory that fails
+ *   is no evidence about the table, and never admits anything)
  * @throws {IndexNodeMissingError} when a node is missing or edited; what the store throws
  */
 export async function integrate(input: IntegrationInput): Promise<IntegrationResult> {
@@ -248,7 +263,16 @@ function decideLineage(
   const hex = (h: string) => Buffer.from(h, 'hex');
 
   // Step 1: the head, consistent with the indexed one, through the update rule.
-  if (held !== null && head.treeSize > held.treeSize) {
+  const { extendedFrom } = candidate;
+  if (extendedFrom !== undefined) {
+    // The extension proves consistency and every record's inclusion at once (step 2 then skips them).
+    const unproven = checkFrontierExtension(held, extendedFrom, candidate.records, head);
+    if (unproven !== null) {
+      throw new InvalidInputError('integration', [
+        { path: lineageId, message: `the offered frontier extension does not prove the records: ${unproven}` },
+      ]);
+    }
+  } else if (held !== null && head.treeSize > held.treeSize) {
     const consistent = verifyConsistency({
       size1: held.treeSize,
       size2: head.treeSize,
@@ -288,13 +312,15 @@ function decideLineage(
     if (record.seq !== from + i) {
       return refuse('RECORD_UNPROVEN', `seq ${from + i} is missing (the table gave seq ${record.seq} there)`);
     }
-    const included = verifyInclusion({
-      leafIndex: record.seq,
-      treeSize: head.treeSize,
-      leafHash: leafHash(hex(record.recordHash)),
-      proof: record.inclusion.map(hex),
-      rootHash: hex(head.rootHash),
-    });
+    const included =
+      extendedFrom !== undefined ||
+      verifyInclusion({
+        leafIndex: record.seq,
+        treeSize: head.treeSize,
+        leafHash: leafHash(hex(record.recordHash)),
+        proof: record.inclusion.map(hex),
+        rootHash: hex(head.rootHash),
+      });
     if (!included) {
       return refuse(
         'RECORD_UNPROVEN',

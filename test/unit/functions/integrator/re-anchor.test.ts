@@ -1,5 +1,5 @@
 import type { TestContext } from 'vitest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildChainReceipt } from '../../../../client/chain-receipts';
 import { IntegratorService } from '../../../../functions/integrator/integrator-service';
 import { LogStateError, ReAnchorRefusedError } from '../../../../shared/errors';
@@ -84,6 +84,22 @@ describe('re-anchor after a legitimate restore, in process (docs/deployment-log.
         : `${chain.kind}, no re-anchor shown`,
     );
     expect(notice?.reason).toBe(REASON);
+  });
+
+  it('a warm integrator from before the restore keeps a frontier of the lost history: not used (the index holds another root at its size), proven from the table, then warm again', async () => {
+    const s = await restored();
+    const cold = s.integrator();
+    await expect(cold.integrate(s.batch)).rejects.toBeInstanceOf(LogStateError);
+    await cold.reAnchor(await s.statement());
+    expect(await cold.integrate(s.batch)).toMatchObject({ integrated: [A], evidence: [] });
+    const readNodes = vi.spyOn(s.store, 'readNodes');
+    await s.write(A, 'r-3b');
+    expect(await s.warm.integrate(s.notices.splice(0))).toMatchObject({ integrated: [A], evidence: [] });
+    expect(readNodes).toHaveBeenCalled();
+    readNodes.mockClear();
+    await s.write(A, 'r-4b');
+    expect(await s.warm.integrate(s.notices.splice(0))).toMatchObject({ integrated: [A], evidence: [] });
+    expect(readNodes).not.toHaveBeenCalled();
   });
 
   it('a client keeping a checkpoint of the old history is told the re-anchor explains it; a prefix of the old history is consistent', async () => {

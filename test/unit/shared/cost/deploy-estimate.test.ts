@@ -25,14 +25,15 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     expect(estimate.index).toEqual(costPerMillion(MEASURED_USAGE.index, prices));
     expect(estimate.recall).toEqual(costPerMillion(MEASURED_USAGE.recall, prices));
     // The recorded bench run's sealer path and the index at 10^6 keys (bench/RESULTS.md,
-    // "Notice-vouched heads, the sealer's copies of the head and the guard's CPU"): about $13.4 per
-    // million sparse writes with the stack's default, no guard window, and $11.7 with a 1 s window
-    // ($14.0 and $12.5 while the integrator verified every head's MAC, the sealer read its heads
-    // strongly and the guard validated the large bodies with the schema; $17.4 before a residual
-    // id's path shared its lineage's first 16 bits, one event per sealer invocation and the cheaper
-    // outcome proof), $4.47 of it the index in tiles (docs/infrastructure.md, "The index's share").
-    expect(estimate.write.usdPerMillion).toBeCloseTo(13.38, 1);
-    expect(estimate.writeWithGuardWindow.usdPerMillion).toBeCloseTo(11.7, 1);
+    // "Notice-vouched heads, the sealer's copies of the head and the guard's CPU"): about $13.1 per
+    // million sparse writes with the stack's default, no guard window, and $11.4 with a 1 s window
+    // ($13.4 and $11.7 while the integrator read every lineage's proof items; $14.0 and $12.5 while
+    // it verified every head's MAC, the sealer read its heads strongly and the guard validated the
+    // large bodies with the schema; $17.4 before a residual id's path shared its lineage's first 16
+    // bits, one event per sealer invocation and the cheaper outcome proof), $4.19 of it the index in
+    // tiles (docs/infrastructure.md, "The index's share").
+    expect(estimate.write.usdPerMillion).toBeCloseTo(13.1, 1);
+    expect(estimate.writeWithGuardWindow.usdPerMillion).toBeCloseTo(11.42, 1);
     // The symmetric requests: the sealer invocation's two `GenerateMac`, one for all its records and
     // one for all its head states (0.175 invocations a write, measured: 0.35), no `VerifyMac` of the
     // head it stored itself
@@ -67,7 +68,7 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     // No sealer `Sign` per write: the only asymmetric requests are the index's (the integrator's
     // and the witness's, one each per integration of 100 writes).
     expect(estimate.write.lines.find((l) => l.dimension === 'kmsAsymmetricRequest')?.units).toBeCloseTo(0.02, 9);
-    expect(estimate.index.usdPerMillion).toBeCloseTo(4.47, 1);
+    expect(estimate.index.usdPerMillion).toBeCloseTo(4.19, 1);
     expect(estimate.recall.usdPerMillion).toBeCloseTo(6.73, 2);
     expect(estimate.monthly.usdPerMonth).toBeCloseTo(3.3, 6);
     expect(estimate.region).toBe('us-east-1');

@@ -13,8 +13,10 @@ import { type DeploymentLogState, emptyDeploymentLogState } from '../../../../sh
 import { type IntegrationResult, integrate, type LineageCandidate } from '../../../../shared/integrator/integrate';
 import { readHeldLineages, readHeldLineagesApart } from '../../../../shared/integrator/read-held-lineages';
 import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
+import { appendLeaf } from '../../../../shared/log/append-leaf';
 import { proveConsistency } from '../../../../shared/log/consistency-proof';
 import { MemoryMerkleTree } from '../../../../shared/log/memory-tree';
+import { leafHash } from '../../../../shared/log/merkle-hash';
 import { verifyConsistency } from '../../../../shared/log/verify-consistency';
 import { verifyInclusion } from '../../../../shared/log/verify-inclusion';
 import type { IndexNodeStore } from '../../../../shared/ports/index-node-store';
@@ -159,6 +161,33 @@ describe('integrate (docs/deployment-log.md, "Integration")', () => {
     const result = await h.run([forked]);
     expect(kinds(result)).toEqual(['lin-a:HEAD_INCONSISTENT']);
     expect(result.checkpoint).toBeNull();
+    expect(await h.heldHead('lin-a')).toEqual(a.head());
+  });
+
+  it("a candidate offered with the indexed tree's frontier instead of proofs enters when the records extend it to the stored root; one that does not throws, never admitted", async () => {
+    const h = new Harness();
+    const a = new FakeLineage('lin-a').seal().seal().seal();
+    await h.run([a]);
+    const held = await h.heldHead('lin-a');
+    let frontier: Uint8Array[] = [];
+    for (const [seq, r] of a.records.entries()) {
+      frontier = appendLeaf(frontier, seq, leafHash(Buffer.from(r.recordHash, 'hex'))).frontier;
+    }
+    const extended = async (lineage: FakeLineage, from: readonly string[]): Promise<LineageCandidate> => {
+      const proven = await lineage.candidate(held);
+      if ('unreadable' in proven) throw new Error('unreadable');
+      const records = proven.records.map((r) => ({ ...r, inclusion: [] }));
+      return { ...proven, consistency: [], records, extendedFrom: from };
+    };
+    const forked = a.forkAt(2, 'other').seal().seal().seal();
+    a.seal().seal();
+    const edited = frontier.map(hexOf);
+    edited[0] = 'ab'.repeat(32);
+    await expect(h.run([await extended(a, edited)])).rejects.toThrow(/frontier extension/);
+    await expect(h.run([await extended(forked, frontier.map(hexOf))])).rejects.toThrow(/frontier extension/);
+    expect(await h.heldHead('lin-a')).toEqual(held);
+    const result = await h.run([await extended(a, frontier.map(hexOf))]);
+    expect(result).toMatchObject({ integrated: ['lin-a'], evidence: [] });
     expect(await h.heldHead('lin-a')).toEqual(a.head());
   });
 

@@ -1,0 +1,212 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { IntegratorService } from '../../../../functions/integrator/integrator-service';
+import { FrontierCache } from '../../../../shared/integrator/frontier-cache';
+import { readHeldLineages } from '../../../../shared/integrator/read-held-lineages';
+import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
+import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
+import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
+import { inProcessIntegration } from '../../../helpers/in-process-integration';
+import { testLineageId } from '../../../helpers/writer-factories';
+
+// A warm integrator proves a lineage's new records by extending the frontier it kept for the
+// indexed head, reading no tree node (docs/deployment-log.md, "Integration", "A warm integrator");
+// anything the extension does not prove falls back to the proofs from the table, with the same
+// evidence a cold integrator raises.
+const [A, B] = [FACTORY_LINEAGE_ID, testLineageId('lin-b')];
+
+function stack() {
+  const table = inProcessIntegration();
+  const { store, notices } = table;
+  const frontiers = new FrontierCache();
+  const warm = table.integrator({ frontiers });
+  /** `readNodes` calls (one `BatchGetItem` each in DynamoDB) since the last call. */
+  const readNodes = vi.spyOn(store, 'readNodes');
+  const nodeReads = () => {
+    const calls = readNodes.mock.calls.length;
+    readNodes.mockClear();
+    return calls;
+  };
+  /** Integrates every notice sent since the last call with `by` (default the warm integrator). */
+  const integrate = (by: IntegratorService = warm) => by.integrate(notices.splice(0));
+  return { ...table, store, frontiers, warm, nodeReads, integrate };
+}
+
+/** Lineage `lineageId`'s items, to put back later (the table writer's snapshot). */
+function snapshot(store: InMemoryLineageStore, lineageId: string) {
+  const copy = {
+    records: structuredClone(store.records.get(lineageId)),
+    head: structuredClone(store.heads.get(lineageId)),
+    logHead: structuredClone(store.logHeads.get(lineageId)),
+    nodes: structuredClone(store.nodes.get(lineageId)),
+  };
+  return () => {
+    const put = <V>(map: Map<string, V>, value: V | undefined) =>
+      value === undefined ? map.delete(lineageId) : map.set(lineageId, structuredClone(value));
+    put(store.records, copy.records);
+    put(store.heads, copy.head);
+    put(store.logHeads, copy.logHead);
+    put(store.nodes, copy.nodes);
+  };
+}
+
+describe('a warm integrator extends the frontier it kept (docs/deployment-log.md, "A warm integrator")', () => {
+  it('a warm second integration of a lineage reads no tree node; a cold one reads them; both index the stored head', async () => {
+    const s = stack();
+    await s.write(A, 'r-0');
+    await s.write(A, 'r-1');
+    // A lineage the index does not hold is extended from the empty tree: no node, warm or cold.
+    expect(await s.integrate()).toMatchObject({ integrated: [A], evidence: [] });
+    expect(s.nodeReads()).toBe(0);
+    await s.write(A, 'r-2');
+    await s.write(A, 'r-3');
+    await s.write(A, 'r-4');
+    expect(await s.integrate()).toMatchObject({ integrated: [A], evidence: [] });
+    expect(s.nodeReads()).toBe(0);
+    expect(s.frontiers.size).toBe(1);
+
+    await s.write(A, 'r-5');
+    const cold = s.integrator();
+    expect(await s.integrate(cold)).toMatchObject({ integrated: [A], evidence: [] });
+    expect(s.nodeReads()).toBeGreaterThan(0);
+    // The cold instance kept the frontier of what it committed: it is warm now.
+    await s.write(A, 'r-6');
+    expect(await s.integrate(cold)).toMatchObject({ integrated: [A], evidence: [] });
+    expect(s.nodeReads()).toBe(0);
+  });
+
+  it('a lost commit leaves no frontier; the next integration proves from the table and goes on', async () => {
+    const s = stack();
+    await s.write(A, 'r-0');
+    await s.integrate();
+    await s.write(A, 'r-1');
+    const append = vi.spyOn(s.deployment, 'append').mockResolvedValueOnce(false);
+    await expect(s.integrate()).rejects.toThrow(/head changed/);
+    append.mockRestore();
+    await s.write(A, 'r-2');
+    s.nodeReads();
+    // The kept frontier is still the committed size 1 (not the lost 2): it still extends.
+    expect(await s.integrate()).toMatchObject({ integrated: [A], evidence: [] });
+    expect(s.nodeReads()).toBe(0);
+  });
+
+  it('a frontier edited in memory (its size and root as the index holds them) is not used: proofs from the table, no wrong decision', async () => {
+    const s = stack();
+    await s.write(A, 'r-0');
+    await s.write(A, 'r-1');
+    await s.write(A, 'r-2');
+    await s.write(B, 'r-0');
+    await s.integrate();
+    const kept = s.frontiers.frontierOf(A, await heldValue(s, A));
+    expect(kept).toHaveLength(2);
+    const edited = [...(kept ?? [])];
+    edited[0] = 'ab'.repeat(32);
+    const { treeSize, rootHash } = await heldValue(s, A);
+    s.frontiers.remember(A, { treeSize, rootHash, frontier: edited });
+    await s.write(A, 'r-3');
+    await s.write(B, 'r-1');
+    const report = await s.integrate();
+    expect(report).toMatchObject({ evidence: [] });
+    expect([...report.integrated].sort()).toEqual([A, B].sort());
+    expect(s.nodeReads()).toBeGreaterThan(0); // A's proofs, from the table
+    expect((await heldValue(s, A)).treeSize).toBe(4);
+  });
+});
+
+describe('the records since the indexed head, read as an eventually consistent copy first', () => {
+  it('asks for a copy rechecked strongly when it misses a seq (never `recheck: false`), from the indexed size to the stored head', async () => {
+    const s = stack();
+    await s.write(A, 'r-0');
+    await s.integrate();
+    await s.write(A, 'r-1');
+    await s.write(A, 'r-2');
+    const readChain = vi.spyOn(s.store, 'readChain');
+    expect(await s.integrate()).toMatchObject({ integrated: [A], evidence: [] });
+    expect(readChain.mock.calls).toEqual([[A, 1, 2, { eventual: true }]]);
+  });
+});
+
+describe('what the table writer does between two integrations: the evidence a cold integrator raises, warm too', () => {
+  /**
+   * A integrated at 2 by the warm instance, then written to 4; `attack` applied; the batch
+   * integrated by the warm instance, then again by a cold one (nothing was committed).
+   */
+  async function attacked(attack: (s: ReturnType<typeof stack>) => Promise<void> | void) {
+    const s = stack();
+    await s.write(A, 'r-0');
+    await s.write(A, 'r-1');
+    await s.integrate();
+    await s.write(A, 'r-2');
+    await s.write(A, 'r-3');
+    await attack(s);
+    const batch: SealedRunNotice[] = s.notices.splice(0);
+    s.nodeReads();
+    const warm = await s.warm.integrate(batch);
+    const warmNodeReads = s.nodeReads();
+    const cold = await s.integrator().integrate(batch);
+    const kinds = (r: typeof warm) => r.evidence.map((e) => e.kind);
+    expect(kinds(warm)).toEqual(kinds(cold));
+    expect(warm.checkpoint).toBeNull();
+    return { kinds: kinds(warm), warmNodeReads };
+  }
+
+  it('a record since the indexed head edited: RECORD_UNPROVEN', async () => {
+    const { kinds, warmNodeReads } = await attacked((s) =>
+      s.store.tamperRecord(A, 2, (record) => {
+        (record.header as Record<string, unknown>).residualId = 'r-forged';
+      }),
+    );
+    expect(kinds).toEqual(['RECORD_UNPROVEN']);
+    expect(warmNodeReads).toBeGreaterThan(0);
+  });
+
+  it('a record since the indexed head deleted: RECORD_UNPROVEN', async () => {
+    const { kinds, warmNodeReads } = await attacked((s) => s.store.deleteRecord(A, 3));
+    expect(kinds).toEqual(['RECORD_UNPROVEN']);
+    expect(warmNodeReads).toBeGreaterThan(0);
+  });
+
+  it('the head rewound to an earlier snapshot, then sealed past the indexed size by a cold sealer: HEAD_INCONSISTENT', async () => {
+    const s = stack();
+    await s.write(A, 'r-0');
+    const restore = snapshot(s.store, A);
+    await s.write(A, 'r-1');
+    await s.write(A, 'r-2');
+    await s.integrate();
+    restore();
+    s.coldSealer();
+    for (const id of ['x-1', 'x-2', 'x-3']) await s.write(A, id);
+    const batch = s.notices.splice(0);
+    s.nodeReads();
+    const warm = await s.warm.integrate(batch);
+    expect(warm.evidence.map((e) => e.kind)).toEqual(['HEAD_INCONSISTENT']);
+    expect(s.nodeReads()).toBeGreaterThan(0);
+    const cold = await s.integrator().integrate(batch);
+    expect(cold.evidence.map((e) => e.kind)).toEqual(['HEAD_INCONSISTENT']);
+  });
+
+  it('the head rewound below the indexed size, then sealed on by a cold sealer: LINEAGE_ROLLBACK', async () => {
+    const s = stack();
+    await s.write(A, 'r-0');
+    await s.write(A, 'r-1');
+    const restore = snapshot(s.store, A);
+    await s.write(A, 'r-2');
+    await s.write(A, 'r-3');
+    await s.integrate();
+    restore();
+    s.coldSealer();
+    await s.write(A, 'r-2b');
+    const batch = s.notices.splice(0);
+    const warm = await s.warm.integrate(batch);
+    const cold = await s.integrator().integrate(batch);
+    expect(warm.evidence.map((e) => e.kind)).toEqual(['LINEAGE_ROLLBACK']);
+    expect(cold.evidence.map((e) => e.kind)).toEqual(['LINEAGE_ROLLBACK']);
+  });
+});
+
+/** The entry the index holds for `lineageId` under the deployment head. */
+async function heldValue(s: ReturnType<typeof stack>, lineageId: string) {
+  const root = Buffer.from(s.deployment.head?.indexRoot ?? '', 'hex');
+  const value = (await readHeldLineages(s.index, root, [lineageId])).get(lineageId);
+  if (!value) throw new Error(`the index holds no ${lineageId}`);
+  return value;
+}
