@@ -66,7 +66,9 @@ async function buildProgram(ctx: CommandContext, argv: readonly string[]): Promi
         'verify --export, verify --receipt, inspect --export, report --export, writer-key, lineage-id --writer-key, deploy --dry-run) ' +
         'need no AWS. Online commands (publish, recall, export, export --receipt, log-key, pin, policy, verify --lineage, inspect --lineage, ' +
         'report --lineage, lineage-id --writer-kms-key, mcp, deploy, destroy) use ' +
-        'the deployed stack: the endpoint from AWS_ENDPOINT_URL, or real AWS; `reseal pin` pins its outputs and keys in a file they reuse.',
+        'the deployed stack: the endpoint from AWS_ENDPOINT_URL, or real AWS; `reseal pin` pins its outputs and keys in a file they reuse ' +
+        '($RESEAL_STACK_FILE, default .reseal/stack.json), and they keep the manifests they proved in .reseal/manifests/ ' +
+        '($RESEAL_MANIFEST_CACHE; "none" keeps none). Add .reseal/ to your .gitignore. RESEAL_DEBUG=1 prints the stack of an unexpected error.',
     )
     .version('0.1.0', '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
