@@ -8,7 +8,7 @@ import { parseInput } from '../schemas/parse';
 /** Most residual ids one notice names: a sealer run appends at most 40 records (functions/sealer/seal-run.ts). */
 export const MAX_NOTICE_RESIDUALS = 40;
 
-/** Longest `auth.key` accepted, base64 characters: a KMS `CiphertextBlob` of a 32-byte data key is about 250 bytes. */
+/** Longest `auth.key` accepted, base64 characters (1 KiB): a KMS `CiphertextBlob` of a 32-byte data key is about 184 bytes, 248 characters. */
 export const MAX_NOTICE_KEY_BLOB_CHARS = 1024;
 
 /**
@@ -34,7 +34,8 @@ export type NoticeAuth = z.infer<typeof NoticeAuthSchema>;
  * What the sealer sends the integrator after each sealed run, one SQS message per run
  * (docs/deployment-log.md, "Sealed-run notices"): the lineage's new head as an index value and
  * the residual ids the run sealed. A notice is the sealer's word and a trigger: the integrator
- * integrates only what it proves from the lineage's own tree.
+ * integrates only what it proves from the lineage's own tree. Only with an `auth` that verifies
+ * does it also vouch for the head it names (docs/deployment-log.md, "Integration", step 2).
  */
 export const SealedRunNoticeSchema = z.strictObject({
   v: z.literal(1),
