@@ -19,6 +19,7 @@ import { parseRecoveryKeys } from '../shared/witness/recovery-keys';
 import { DEFAULT_HEARTBEAT_RATE, HeartbeatSchedule } from './constructs/heartbeat-schedule';
 import { LineageStore } from './constructs/lineage-store';
 import { McpApi } from './constructs/mcp-api';
+import { NoticeKey } from './constructs/notice-key';
 import { QUEUE_RETENTION, QueueConsumer } from './constructs/queue-consumer';
 import { ResealFunction } from './constructs/reseal-function';
 import { SigningKey } from './constructs/signing-key';
@@ -199,6 +200,9 @@ export class ResealStack extends Stack {
       aliasSuffix: 'sealer',
       removalPolicy,
     });
+    // The notice key (docs/deployment-log.md, "Sealed-run notices"): the sealer MACs each notice under
+    // one of its data keys, the integrator unwraps them; no one else may use it.
+    const noticeKey = new NoticeKey(this, 'NoticeKey', { logName: logNameOf(this.stackName), removalPolicy });
     // Named after the stack (unique per account and region), not after the construct path: two apps
     // whose stacks share the construct id `ResealStack` but deploy under other names would
     // otherwise collide on one bus name (docs/infrastructure.md, "Resources").
@@ -243,6 +247,7 @@ export class ResealStack extends Stack {
           MAC_KEY_ID: store.macKey.keyArn,
           LOG_KEY_ID: logKey.key.keyArn,
           SEALER_KEY_ID: sealerKey.key.keyArn,
+          NOTICE_KEY_ID: noticeKey.key.keyArn,
           SEAL_QUEUE_RETENTION_SECONDS: String(QUEUE_RETENTION.toSeconds()),
           // Each run is checked against the index under the integrator's witness policy (docs/sealing.md, "The index floor").
           WITNESS_POLICY: props.witness?.policy ?? '',
@@ -265,6 +270,8 @@ export class ResealStack extends Stack {
     else logKey.grantPublicKey(sealer.consumer.fn, 'Sealer');
     // Its refusals: the sealer key, whose only signer it is.
     sealerKey.grantSign(sealer.consumer.fn, 'Sealer');
+    // Its notices' MACs: data keys of the notice key, which only it may generate.
+    noticeKey.grantGenerateDataKey(sealer.consumer.fn, 'Sealer');
     bus.grantPutEventsTo(sealer.consumer.fn);
 
     // The integrator (docs/deployment-log.md): one notice per sealed run on a standard queue, one
@@ -320,6 +327,8 @@ export class ResealStack extends Stack {
           LOG_KEY_ID: logKey.key.keyArn,
           // Lineage heads are authenticated by the sealer's head-state MAC (kms:VerifyMac only).
           MAC_KEY_ID: store.macKey.keyArn,
+          // Unless an authenticated notice names them (kms:Decrypt of the notice key's data keys only).
+          NOTICE_KEY_ID: noticeKey.key.keyArn,
           WITNESS_URL: props.witness?.url ?? '',
           WITNESS_POLICY: props.witness?.policy ?? '',
           WITNESS_MAX_AGE_SECONDS: String(maxAgeSeconds),
@@ -334,6 +343,7 @@ export class ResealStack extends Stack {
     store.grantIntegrate(integrator.consumer.fn);
     store.macKey.grantVerifyMac(integrator.consumer.fn);
     logKey.grantSign(integrator.consumer.fn, 'Integrator');
+    noticeKey.grantDecrypt(integrator.consumer.fn, 'Integrator');
     // Only a witness's cosignatures age: without one there is nothing for a heartbeat to refresh.
     if (props.witness) {
       new HeartbeatSchedule(this, 'Heartbeat', { integrator: integrator.consumer.fn, rate: heartbeatRate });
@@ -343,10 +353,11 @@ export class ResealStack extends Stack {
     // grants sqs:ChangeMessageVisibility).
     integrator.consumer.fn.addEnvironment('INTEGRATION_QUEUE_URL', integrator.queue.queueUrl);
     integrator.queue.grantSendMessages(sealer.consumer.fn);
-    // Only the sealer may send notices: an explicit deny for every other principal, so a notice
-    // vouches for the lineage head it names (docs/deployment-log.md, "Integration", step 2). Nothing
-    // else sends here (the heartbeat and the re-anchor invoke the function); a redrive from the
-    // DLQ is denied too (docs/infrastructure.md, "Permissions").
+    // Only the sealer may send notices: an explicit deny for every other principal, so no one else
+    // triggers integrations through the queue. What lets a notice vouch for the head it names is its
+    // MAC under the notice key, not this channel (docs/deployment-log.md, "Integration", step 2).
+    // Nothing else sends here (the heartbeat and the re-anchor invoke the function); a redrive from
+    // the DLQ is denied too (docs/infrastructure.md, "Permissions").
     integrator.queue.addToResourcePolicy(
       new iam.PolicyStatement({
         sid: 'OnlyTheSealerMaySendNotices',

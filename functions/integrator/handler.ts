@@ -11,6 +11,7 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { HttpWitnessClient } from '../../adapters/http-witness-client';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { KmsNoticeKey } from '../../adapters/kms-notice-key';
 import { sqsBatchRetry } from '../../adapters/sqs-batch-retry';
 import { CachedIndexNodeStore } from '../../shared/index/cached-index-node-store';
 import { heartbeatThresholdSeconds } from '../../shared/integrator/heartbeat-due';
@@ -66,6 +67,10 @@ const service = new IntegratorService({
   signer: logKey,
   // Lineage heads are authenticated by the sealer's head-state MAC (KMS `VerifyMac` only).
   anchor: new KMSMacAnchor(kms, requireEnv('MAC_KEY_ID')),
+  // Unless an authenticated notice of the batch names it (`kms:Decrypt` of the notice key's data keys).
+  noticeKey: process.env.NOTICE_KEY_ID
+    ? new KmsNoticeKey(kms, process.env.NOTICE_KEY_ID, requireEnv('LOG_NAME'))
+    : null,
   witness,
   metrics: new PowertoolsPipelineMetrics(metrics),
   logger,

@@ -35,6 +35,7 @@ import { INTEGRATION_LEASE_MS, type IntegrationLease } from '../../shared/ports/
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
+import type { NoticeKeyOpener } from '../../shared/ports/notice-key';
 import { isIntact } from '../../shared/seal/is-intact';
 import { checkRecordIntegrity } from '../../shared/seal/record-integrity';
 import { VerifyOnceMacAnchor } from '../../shared/seal/verify-once-mac-anchor';
@@ -43,6 +44,7 @@ import { parseConflictSize } from '../../shared/witness/conflict-size';
 import { MetricName } from '../common/metric-name';
 import type { PipelineMetrics } from '../common/pipeline-metrics';
 import type { ServiceLogger } from '../common/service-logger';
+import { authenticatedNotices } from './authenticated-notices';
 import { publishedSize } from './published-size';
 import { type ReAnchorReport, reAnchorDeploymentLog } from './re-anchor';
 import { type IntegratorWitness, submitToWitness } from './witness-submission';
@@ -64,6 +66,12 @@ export interface IntegratorDeps {
    * a signed lineage checkpoint (older heads) or exactly the indexed head authenticate.
    */
   readonly anchor: MacAnchor | null;
+  /**
+   * The notice key (`kms:Decrypt` only): a notice vouches for the head it names only when its
+   * `auth` verifies under it (docs/deployment-log.md, "Integration", step 2). Absent: no notice
+   * vouches, every head not indexed goes through `anchor`.
+   */
+  readonly noticeKey?: NoticeKeyOpener | null;
   readonly metrics: PipelineMetrics;
   readonly logger: ServiceLogger;
   readonly clock: () => number;
@@ -248,11 +256,12 @@ export class IntegratorService {
     const lineageIds = [...new Set(notices.map((n) => n.lineageId))].sort();
     const { held, missing } = await readHeldLineagesApart(index, previous.indexRoot, lineageIds);
     const readable = lineageIds.filter((id) => held.has(id));
-    // A head a notice of the batch names needs no MAC; for the others, one `VerifyMac` per distinct
+    // A head an authenticated notice of the batch names needs no MAC; for the others, one `VerifyMac` per distinct
     // head-state MAC in this integration (a sealer invocation's batch MAC vouches for several of
     // its heads), remembered for this integration only, never a `false`.
     const macAnchor = this.#deps.anchor && new VerifyOnceMacAnchor(this.#deps.anchor);
     const heads = new Map<string, CachedFrontier>();
+    const vouching = await authenticatedNotices(notices, this.#deps.noticeKey ?? null, logger);
     const candidates = await Promise.all(
       readable.map((id) =>
         this.#candidate(
@@ -260,6 +269,7 @@ export class IntegratorService {
           held.get(id) ?? null,
           key,
           notices.filter((n) => n.lineageId === id),
+          vouching,
           macAnchor,
           heads,
         ),
@@ -474,7 +484,8 @@ export class IntegratorService {
   }
 
   /**
-   * Step 2 for one lineage: its head, authenticated by a notice of the batch naming it exactly, else
+   * Step 2 for one lineage: its head, authenticated by an authenticated notice (`vouching`) of the
+   * batch naming it exactly, else
    * by its head-state MAC (docs/deployment-log.md, "Integration", step 2), and the proofs from its
    * own tree, with one inclusion proof per seq a notice names below the indexed head (a late
    * notice, checked in step 3). Warm (docs/deployment-log.md, "A warm integrator"): when the
@@ -487,6 +498,7 @@ export class IntegratorService {
     held: LineageIndexValue | null,
     key: NoteVerifierKey,
     notices: readonly SealedRunNotice[],
+    vouching: readonly SealedRunNotice[],
     anchor: MacAnchor | null,
     heads: Map<string, CachedFrontier>,
   ): Promise<LineageCandidate> {
@@ -500,7 +512,7 @@ export class IntegratorService {
         key,
         anchor,
         indexed: held,
-        noticed: noticeVouchedHeads(lineageId, notices),
+        noticed: noticeVouchedHeads(lineageId, vouching),
       }));
     } catch (error) {
       // The MAC key unavailable is retried (the batch fails); anything else leaves the lineage out.

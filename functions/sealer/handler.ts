@@ -10,6 +10,7 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { EventBridgePublisher } from '../../adapters/eventbridge-publisher';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { KmsNoticeKey } from '../../adapters/kms-notice-key';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
 import { CachedIndexNodeStore } from '../../shared/index/cached-index-node-store';
 import { sealerKeyName } from '../../shared/log/log-names';
@@ -52,6 +53,11 @@ const service = new SealerService({
   // calls (docs/deployment-log.md, "Sealed-run notices").
   notifier: process.env.INTEGRATION_QUEUE_URL
     ? new SqsIntegrationNotifier(new SQSClient({}), process.env.INTEGRATION_QUEUE_URL)
+    : null,
+  // Each notice's MAC under a data key of the notice key, one `GenerateDataKey` per container and
+  // quarter hour: only an authenticated notice vouches for its head (docs/deployment-log.md).
+  noticeKey: process.env.NOTICE_KEY_ID
+    ? new KmsNoticeKey(kms, process.env.NOTICE_KEY_ID, requireEnv('LOG_NAME'))
     : null,
   // Every run is checked against the deployment index first (docs/sealing.md, "The index floor").
   index: {

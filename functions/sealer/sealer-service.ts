@@ -11,6 +11,7 @@ import type { IntegrationNotifier } from '../../shared/ports/integration-notifie
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
+import type { NoticeKeyIssuer } from '../../shared/ports/notice-key';
 import { Identifier } from '../../shared/schemas/identifier';
 import type { RecordMac, RecordToMac } from '../../shared/seal/mac-records';
 import { logInfrastructureFailure } from '../common/log-infrastructure-failure';
@@ -66,6 +67,12 @@ export interface SealerDeps {
    * together once its runs are done (docs/deployment-log.md, "Sealed-run notices"); absent: none.
    */
   readonly notifier?: IntegrationNotifier | null;
+  /**
+   * The notice key's data key, to give each notice its `auth` (docs/deployment-log.md, "Sealed-run
+   * notices"): only an authenticated notice vouches for its head. Absent, or failing: notices go
+   * without `auth`, triggers only (the integrator then checks the head's MAC).
+   */
+  readonly noticeKey?: NoticeKeyIssuer | null;
   /**
    * Waits between lost-race attempts (backoff with full jitter, {@link APPEND_RETRY_BASE_MS}), so
    * concurrent writers to one lineage spread out instead of colliding again. @default `setTimeout`
@@ -203,12 +210,12 @@ export class SealerService {
    * {@link SealerService.endInvocation} once its groups are done.
    */
   beginInvocation(): SealerInvocation {
-    const { notifier, logger, anchor, publisher } = this.#deps;
+    const { notifier, noticeKey, logger, anchor, publisher } = this.#deps;
     return {
       index: this.#index?.invocation() ?? null,
       heads: headMacBatcher(anchor),
       records: recordMacBatcher(anchor),
-      ...(notifier ? { notices: new SealedRunNoticeBatch(notifier, logger) } : {}),
+      ...(notifier ? { notices: new SealedRunNoticeBatch(notifier, logger, noticeKey ?? null) } : {}),
       events: new SealedEventBatch(publisher, logger),
     };
   }

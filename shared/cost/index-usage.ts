@@ -49,10 +49,15 @@ export interface IndexLoad {
    */
   readonly sealerInvocationsPerIntegration?: number;
   /**
-   * Share (0 to 1) of an integration's lineages whose stored head is past every notice of its
-   * batch (moved since its newest notice was batched, a lost notice, a batch delivered late): only
-   * those heads go through their head-state MAC; a head a notice of the batch names needs no
-   * `VerifyMac` (docs/deployment-log.md, "Integration", step 2). Their MACs are taken to be shared
+   * Share (0 to 1) of an integration's lineages whose stored head is past every authenticated
+   * notice of its batch (moved since its newest notice was batched, a lost notice, a batch
+   * delivered late, a notice sent without `auth`): only those heads go through their head-state
+   * MAC; a head an authenticated notice of the batch names needs no `VerifyMac`
+   * (docs/deployment-log.md, "Integration", step 2). A notice's `auth` costs no KMS request per
+   * write: the sealer's `GenerateDataKey` and the integrator's `Decrypt` of the notice key are
+   * symmetric requests ($3 per 10,000) made once per container and data key (each sealer container
+   * generates one per 15 minutes, each integrator container decrypts each data key once), left
+   * out of this model as the per-container cold-start calls are. Their MACs are taken to be shared
    * as all heads' are: the integrator's `VerifyMac` per integration is this share of
    * `min(lineagesPerIntegration, sealerInvocationsPerIntegration)`. Default 1: every head through
    * its MAC, as before notices vouched (an upper bound); the sparse scenario's figure is

@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
+import { KmsNoticeKey } from '../../adapters/kms-notice-key';
 import type { StackOutputs } from '../../client/stack-outputs';
 import { type SealerDeps, SealerService } from '../../functions/sealer/sealer-service';
 import { evaluateWrite } from '../../shared/guard/evaluate-write';
@@ -27,12 +28,22 @@ export interface SealingSetup {
 }
 
 /**
+ * The deployed stack's notice key, by its alias `alias/<stackName>-notice` (the stack name is the
+ * log name without `reseal/`): the key the deployed sealer MACs notices under and the deployed
+ * integrator unwraps them with (docs/deployment-log.md, "Sealed-run notices").
+ */
+export function stackNoticeKey(setup: SealingSetup): KmsNoticeKey {
+  const stackName = setup.stack.LogName.replace(/^reseal\//, '');
+  return new KmsNoticeKey(setup.kms, `alias/${stackName}-notice`, setup.stack.LogName);
+}
+
+/**
  * A sealer service on the deployed table and keys. Each call makes a new one: a sealer after a
  * cold start, with no memory of the checkpoints it signed.
  *
  * @param options.clock - the sealer's clock (ms); refusals are timed by the messages' `sentAtMs`
  * @param options.signer - the log key's signer (default: the stack's KMS log key)
- * @param options.notifier - where its sealed-run notices go (none sent without one)
+ * @param options.notifier - where its sealed-run notices go (none sent without one), MAC'd under the stack's notice key
  * @param options.index - the index floor it checks each run against (docs/sealing.md, "The index floor")
  * @param options.signLineageCheckpoints - also sign a lineage checkpoint per run (heads from before step 3; default: the environment's, else `false`)
  */
@@ -57,7 +68,7 @@ export function coldSealer(
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
     clock: options.clock ?? Date.now,
-    ...(options.notifier ? { notifier: options.notifier } : {}),
+    ...(options.notifier ? { notifier: options.notifier, noticeKey: stackNoticeKey(setup) } : {}),
     ...(options.index ? { index: options.index } : {}),
     // By default as the deployed sealer runs (no lineage checkpoint); `signLineageCheckpoints` or
     // RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS=true: as it ran before step 3 (docs/deployment-log.md,

@@ -8,6 +8,7 @@ import { FakeMetrics, fakeLogger, sealRequestBody } from './factories';
 import { FACTORY_NOW_MS } from './guard-factories';
 import { InMemoryDeploymentLogStore } from './in-memory-deployment-log-store';
 import type { InMemoryLineageStore } from './in-memory-lineage-store';
+import { MemoryNoticeKey } from './memory-notice-key';
 import { testLogSigner } from './pipeline-keys';
 import { testSealerDeps } from './service-factories';
 
@@ -35,14 +36,17 @@ export interface InProcessIntegrationOptions {
  * - `coldSealer()` replaces the current sealer by one with no memory (a cold start);
  * - `newSealer()` is another sealer instance over the same table, beside the current one;
  * - `integrator(overrides?)` is a new integrator over the table with the test log key and the
- *   sealer's anchor, no witness, clock {@link INTEGRATION_NOW_MS}, unless `overrides` say otherwise.
+ *   sealer's anchor and notice key (`noticeKey`, in memory, which the sealer MACs its notices
+ *   under), no witness, clock {@link INTEGRATION_NOW_MS}, unless `overrides` say otherwise.
  */
 export function inProcessIntegration(options: InProcessIntegrationOptions = {}) {
   const notices: SealedRunNotice[] = [];
   const deployment = new InMemoryDeploymentLogStore();
   const index = new MemoryIndexNodeStore();
+  const noticeKey = new MemoryNoticeKey();
   const deps = {
     ...testSealerDeps(),
+    noticeKey,
     ...options.sealer,
     notifier: {
       notify: async (sent: readonly SealedRunNotice[]) => {
@@ -72,11 +76,24 @@ export function inProcessIntegration(options: InProcessIntegrationOptions = {}) 
       index,
       signer: testLogSigner(),
       anchor: deps.anchor,
+      noticeKey,
       witness: null,
       metrics: new FakeMetrics(),
       logger: fakeLogger(),
       clock: () => INTEGRATION_NOW_MS,
       ...overrides,
     });
-  return { store, deployment, index, notices, sealerDeps: deps, seal, write, coldSealer, newSealer, integrator };
+  return {
+    store,
+    deployment,
+    index,
+    notices,
+    noticeKey,
+    sealerDeps: deps,
+    seal,
+    write,
+    coldSealer,
+    newSealer,
+    integrator,
+  };
 }

@@ -4,11 +4,11 @@ import { DynamoDBLineageStore } from '../../adapters/dynamodb-lineage-store';
 import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteSigner } from '../../adapters/kms-note-signer';
 import { IntegratorService } from '../../functions/integrator/integrator-service';
-import type { SealingSetup } from './emulator-lineages';
+import { type SealingSetup, stackNoticeKey } from './emulator-lineages';
 import { FakeMetrics, fakeLogger } from './factories';
 
 /**
- * An integrator service on the deployed stack's table and KMS log key, with no witness (the
+ * An integrator service on the deployed stack's table, KMS log key and notice key, with no witness (the
  * stack's default policy, docs/deployment-log.md), driven directly as docs allow. Each call makes
  * a new one: an integrator after a cold start.
  */
@@ -19,6 +19,7 @@ export function stackIntegrator(setup: SealingSetup): IntegratorService {
     index: new DynamoDBIndexNodeStore(setup.dynamodb, setup.stack.TableName),
     signer: new KMSNoteSigner(setup.kms, setup.stack.LogKeyArn, setup.stack.LogName),
     anchor: new KMSMacAnchor(setup.kms, setup.stack.MacKeyArn),
+    noticeKey: stackNoticeKey(setup),
     witness: null,
     metrics: new FakeMetrics(),
     logger: fakeLogger(),

@@ -47,10 +47,10 @@ describe('reseal deploy --dry-run with no AWS account and no network', () => {
     expect(out.estimate.priceDates).toEqual(['2026-12-05']);
     expect(out.estimate.usdPerMillionWrites).toBeGreaterThan(0);
     expect(out.estimate.usdPerMillionRecalls).toBeGreaterThan(0);
-    // Counted in the synthesized template: the MAC key, the log key, the guard key, the sealer key; four alarms
+    // Counted in the synthesized template: the MAC key, the log key, the guard key, the sealer key, the notice key; four alarms
     // (the dead-letter queues of residual-writes, seal-requests and integration, and triage's).
     expect(out.estimate.monthlyLines).toEqual([
-      { dimension: 'kmsKeyMonth', units: 4, usd: 4 },
+      { dimension: 'kmsKeyMonth', units: 5, usd: 5 },
       { dimension: 'cloudWatchAlarmMonth', units: 4, usd: expect.closeTo(0.4, 6) },
     ]);
   });

@@ -28,6 +28,7 @@ import {
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
 import { formatVerifierKey, noteVerifierKey } from '../../shared/log/note-key';
 import { DetailType } from '../../shared/pipeline/detail-type';
+import { NOTICE_KEY_PURPOSE } from '../../shared/ports/notice-key';
 import { synthWithNag } from '../helpers/cdk-nag-synth';
 import { expectGuarantee } from '../helpers/guarantees';
 import { environmentReadBy, HANDLER_FILES, type ServiceName } from '../helpers/handler-environment';
@@ -462,10 +463,13 @@ describe('ResealStack template', () => {
         const kms = actionsOf(s).filter((a) => a.startsWith('kms:'));
         const target = JSON.stringify(s.Resource);
         const key =
-          ['MacKey', 'LogKey', 'GuardKey', 'SealerKey'].find((k) => new RegExp(`${k}[0-9A-F]*`).test(target)) ?? target;
+          ['MacKey', 'LogKey', 'GuardKey', 'SealerKey', 'NoticeKey'].find((k) =>
+            new RegExp(`${k}[0-9A-F]*`).test(target),
+          ) ?? target;
         return kms.map((a) => `${a}@${key}`);
       });
     expect(keyActions('reseal-sealer').sort()).toEqual([
+      'kms:GenerateDataKey@NoticeKey',
       'kms:GenerateMac@MacKey',
       'kms:GetPublicKey@LogKey',
       'kms:GetPublicKey@SealerKey',
@@ -475,6 +479,7 @@ describe('ResealStack template', () => {
     expect(keyActions('reseal-guard').sort()).toEqual(['kms:GetPublicKey@GuardKey', 'kms:Sign@GuardKey']);
     expect(keyActions('reseal-triage').sort()).toEqual(['kms:GetPublicKey@LogKey']);
     expect(keyActions('reseal-integrator').sort()).toEqual([
+      'kms:Decrypt@NoticeKey',
       'kms:GetPublicKey@LogKey',
       'kms:Sign@LogKey',
       'kms:VerifyMac@MacKey',
@@ -491,7 +496,43 @@ describe('ResealStack template', () => {
       'ECC_NIST_EDWARDS25519/SIGN_VERIFY',
       'ECC_NIST_EDWARDS25519/SIGN_VERIFY',
       'HMAC_256/GENERATE_VERIFY_MAC',
+      'SYMMETRIC_DEFAULT/ENCRYPT_DECRYPT',
     ]);
+  });
+
+  it('docs/deployment-log.md "Sealed-run notices": the notice key is rotated; the sealer alone generates its data keys and the integrator alone decrypts them, both under the notice encryption context, and both know the key', () => {
+    const id = Object.keys(resources).find((k) => resources[k]?.Type === 'AWS::KMS::Key' && k.startsWith('NoticeKey'));
+    expect(props(resources[id ?? '']).EnableKeyRotation).toBe(true);
+    const context = {
+      StringEquals: {
+        'kms:EncryptionContext:purpose': NOTICE_KEY_PURPOSE,
+        'kms:EncryptionContext:log': 'reseal/ResealStack',
+      },
+    };
+    const onNoticeKey = (service: string) =>
+      statementsOf(service).filter((st) => /NoticeKey[0-9A-F]*/.test(JSON.stringify(st.Resource)));
+    for (const [service, action] of [
+      ['reseal-sealer', 'kms:GenerateDataKey'],
+      ['reseal-integrator', 'kms:Decrypt'],
+    ] as const) {
+      const statements = onNoticeKey(service);
+      expect(
+        statements.map((st) => actionsOf(st)),
+        service,
+      ).toEqual([[action]]);
+      expect((statements[0] as Statement & { Condition?: unknown }).Condition, service).toEqual(context);
+      const env = (props(resources[functionId(service)]).Environment as { Variables: Record<string, unknown> })
+        .Variables;
+      expect(env.NOTICE_KEY_ID, service).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });
+    }
+    for (const service of ['reseal-guard', 'reseal-triage', 'reseal-mcp']) {
+      expect(onNoticeKey(service), service).toEqual([]);
+    }
+    const policy = (props(resources[id ?? '']).KeyPolicy as { Statement: (Statement & { Principal: unknown })[] })
+      .Statement;
+    for (const st of policy.filter((st) => !JSON.stringify(st.Principal).includes(':root'))) {
+      expect(st.Condition).toEqual(context);
+    }
   });
 
   it('triage writes nothing but LeadingKeys-conditioned TRIAGE# reports', () => {
@@ -798,7 +839,7 @@ describe('ResealStack template', () => {
 
   describe('posture (docs/guarantees.md "Posture of the synthesized template"): per-role IAM absences and encryption at rest, rows of the guarantees table', () => {
     const SERVICES = ['reseal-guard', 'reseal-sealer', 'reseal-triage', 'reseal-integrator'] as const;
-    const KEYS = ['MacKey', 'LogKey', 'GuardKey', 'SealerKey'] as const;
+    const KEYS = ['MacKey', 'LogKey', 'GuardKey', 'SealerKey', 'NoticeKey'] as const;
     /** `kms:<action>@<key construct>` for every KMS action of a role (`@*` when not one of the stack's keys). */
     const kmsGrants = (service: string) =>
       statementsOf(service).flatMap((s) => {
@@ -884,6 +925,9 @@ describe('ResealStack template', () => {
         ['kms:Sign', 'GuardKey', 'reseal-guard'],
         // The sealer's refusals (docs/verifiable-log.md, "Keys").
         ['kms:Sign', 'SealerKey', 'reseal-sealer'],
+        // Notice MACs (docs/deployment-log.md, "Sealed-run notices"): the sealer mints data keys, the integrator opens them.
+        ['kms:GenerateDataKey', 'NoticeKey', 'reseal-sealer'],
+        ['kms:Decrypt', 'NoticeKey', 'reseal-integrator'],
       ] as const) {
         expectGuarantee(context, { ...row, attack: `who holds ${action} on ${key}`, expected }, holders(action, key));
       }
@@ -996,6 +1040,15 @@ describe('ResealStack template', () => {
           expected: 'account: administer, mcp: kms:GetPublicKey, sealer: kms:Sign+kms:GetPublicKey',
         },
         grants('SealerKey'),
+      );
+      expectGuarantee(
+        context,
+        {
+          ...row,
+          target: 'notice key',
+          expected: 'account: administer, integrator: kms:Decrypt, sealer: kms:GenerateDataKey',
+        },
+        grants('NoticeKey'),
       );
       // The account's administration holds no cryptographic use of any key.
       for (const [, key] of Object.entries(resources).filter(([, r]) => r.Type === 'AWS::KMS::Key')) {

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
 import { type AttributeValue, DeleteItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { TestContext } from 'vitest';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DynamoDBDeploymentLogStore } from '../../adapters/dynamodb-deployment-log-store';
 import { DynamoDBIndexNodeStore } from '../../adapters/dynamodb-index-node-store';
 import { DynamoDBIntegrationLease } from '../../adapters/dynamodb-integration-lease';
+import { KMSMacAnchor } from '../../adapters/kms-mac-anchor';
 import { KMSNoteVerifierKey } from '../../adapters/kms-note-verifier-key';
 import { LineageKeys } from '../../adapters/lineage-keys';
 import { SqsIntegrationNotifier } from '../../adapters/sqs-integration-notifier';
@@ -182,6 +183,26 @@ describe('integrator on the deployed stack (docs/deployment-log.md)', () => {
     expect(await lease.take('seven', now, until)).toBe(false);
     await lease.release('six');
   }, 120_000);
+
+  it('the sealer MACs its notices under the stack\'s notice key: a head an authenticated notice names needs no VerifyMac, one named by a notice stripped of its auth does (docs/deployment-log.md, "Integration", step 2)', async () => {
+    const notices = new SealedRunNotices();
+    const sealer = sealerWith(notices);
+    const [a, b] = ['a', 'b'].map((l) => testLineageId(`lin-auth-${l}-${randomUUID()}`)) as [string, string];
+    expect(await write(sealer, a, 'r-0')).toEqual(['SEALED']);
+    expect(await write(sealer, b, 'r-0')).toEqual(['SEALED']);
+    const [genuine, other] = notices.take();
+    if (!genuine?.auth || !other?.auth) throw new Error('the sealer sent notices without auth');
+    const { auth: _auth, ...stripped } = other;
+    const verifyMac = vi.spyOn(KMSMacAnchor.prototype, 'verifyMac');
+    try {
+      const report = await integrator().integrate([genuine, stripped]);
+      expect(report.evidence).toEqual([]);
+      expect([...report.integrated].sort()).toEqual([a, b].sort());
+      expect(verifyMac.mock.calls.filter(([message]) => message.byteLength === 32)).toHaveLength(1);
+    } finally {
+      verifyMac.mockRestore();
+    }
+  });
 
   it('three lineages under one signed deployment checkpoint; a table-writer rollback of one is refused with evidence', async (context: TestContext) => {
     const notices = new SealedRunNotices();

@@ -1,7 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { describe, expect, it, vi } from 'vitest';
+import { createIntegratorHandler } from '../../../../functions/integrator/create-handler';
+import { withNoticeAuth } from '../../../../shared/integrator/notice-mac';
 import { readHeldLineages } from '../../../../shared/integrator/read-held-lineages';
+import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
+import { lambdaContext, sqsEvent, sqsRecord } from '../../../helpers/factories';
 import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
 import { inProcessIntegration } from '../../../helpers/in-process-integration';
+import { MemoryNoticeKey } from '../../../helpers/memory-notice-key';
+import { testAnchor } from '../../../helpers/seal-factories';
 import { shrinkHead } from '../../../helpers/small-head';
 import { testLineageId } from '../../../helpers/writer-factories';
 
@@ -80,4 +89,70 @@ describe('a table writer against the heads notices vouch for (docs/deployment-lo
     expect(kinds(report)).toEqual([`NOTICE_MISMATCH ${A}`]);
     expect(await s.held(A)).toBeNull();
   });
+});
+
+/**
+ * A table writer (or anyone who can invoke the integrator or edit its queue's policy) with no KMS
+ * right: his head items carry a head-state MAC under a secret of his own (the in-process sealer
+ * writes them with it, as he could by hand), and the event he hands the integrator's handler names
+ * them in a notice. The integrator verifies heads under the genuine MAC key and opens data keys of
+ * the genuine notice key only.
+ */
+function forgedTable() {
+  const genuineKey = new MemoryNoticeKey();
+  const table = inProcessIntegration({
+    sealer: { signLineageCheckpoints: false, anchor: testAnchor({ key: new Uint8Array(32).fill(9) }), noticeKey: null },
+  });
+  const anchor = testAnchor();
+  const verifyMac = vi.spyOn(anchor, 'verifyMac');
+  const integrator = table.integrator({ anchor, noticeKey: genuineKey });
+  const logger = new Logger({ serviceName: 'reseal-integrator-test', logLevel: 'SILENT' });
+  const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-integrator-test' });
+  vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
+  const handler = createIntegratorHandler(integrator, logger, metrics);
+  const invoke = (notices: readonly SealedRunNotice[]) =>
+    handler(
+      sqsEvent(notices.map((n, i) => sqsRecord(JSON.stringify(n), undefined, { messageId: `forged-${i}` }))),
+      lambdaContext('reseal-integrator'),
+    );
+  const held = async (lineageId: string) => {
+    if (table.deployment.head === null) return null;
+    const root = Buffer.from(table.deployment.head.indexRoot, 'hex');
+    return (await readHeldLineages(table.index, root, [lineageId])).get(lineageId) ?? null;
+  };
+  const headChecks = () => verifyMac.mock.calls.filter(([message]) => message.byteLength === 32).length;
+  return { ...table, genuineKey, invoke, held, headChecks };
+}
+
+describe('a forged event handed to the integrator: only a notice MAC under the notice key vouches (docs/deployment-log.md, "Integration", step 2)', () => {
+  const forgeries: [string, (notice: SealedRunNotice, key: MemoryNoticeKey) => Promise<SealedRunNotice>][] = [
+    ['without auth', async (notice) => notice],
+    [
+      'with the auth of a genuine notice copied onto it',
+      async (notice, key) => {
+        const { plaintext, blob } = await key.dataKey();
+        const genuine = withNoticeAuth({ ...notice, sealedAtMs: notice.sealedAtMs + 1 }, plaintext, blob);
+        return { ...notice, auth: genuine.auth };
+      },
+    ],
+    [
+      'MAC under a data key of his own, its blob made up',
+      async (notice) => withNoticeAuth(notice, new Uint8Array(randomBytes(32)), randomBytes(180).toString('base64')),
+    ],
+  ];
+
+  for (const [name, forge] of forgeries) {
+    it(`a notice ${name} naming the forged head: HEAD_UNAUTHENTICATED, nothing indexed, the batch not failed`, async () => {
+      const s = forgedTable();
+      await s.write(A, 'r-0');
+      await s.write(A, 'r-1');
+      const notices = await Promise.all(s.notices.splice(0).map((n) => forge(n, s.genuineKey)));
+      expect(await s.invoke(notices)).toEqual({ batchItemFailures: [] });
+      expect(s.deployment.evidence.map((e) => `${e.evidence.kind} ${e.evidence.lineageId}`)).toEqual([
+        `HEAD_UNAUTHENTICATED ${A}`,
+      ]);
+      expect(s.headChecks()).toBe(1);
+      expect(await s.held(A)).toBeNull();
+    });
+  }
 });
