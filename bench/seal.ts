@@ -19,8 +19,6 @@ import { evaluateWrite } from '../shared/guard/evaluate-write';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { sealerKeyName } from '../shared/log/log-names';
 import type { SealRequest } from '../shared/pipeline/seal-request';
-import type { EventPublisher } from '../shared/ports/event-publisher';
-import type { LineageStore } from '../shared/ports/lineage-store';
 import { Authority } from '../shared/schemas/authority';
 import { LocalHmacAnchor } from '../shared/seal/local-hmac-anchor';
 import type { SealInput } from '../shared/seal/seal-input';
@@ -31,6 +29,7 @@ import type { SealedDependencyManifest } from '../shared/triage/sealed-dependenc
 import { FACTORY_NOW_MS, guardPolicy, validWriteRequest } from '../test/helpers/guard-factories';
 import { libraryCanonical, type SealerFormatInput, type SealParts, sealerFormatFloor, sealFloor } from './floors';
 import { interleavedSamples, median, pairedRatio } from './harness';
+import { nullEventPublisher, nullLineageStore } from './null-ports';
 import { type Figure, figureRow } from './report';
 
 const NOW_MS = Date.UTC(2026, 9, 26);
@@ -68,33 +67,6 @@ export const partsOf = (record: SealedRecord): SealParts => ({
   header: record.header,
 });
 
-const unused = async (): Promise<never> => {
-  throw new Error('not used by the sealer benchmark');
-};
-
-/** A store with no lineage in it that accepts every append and keeps nothing. */
-const nullStore: LineageStore = {
-  head: async () => null,
-  lastRecordSeq: async () => null,
-  logHead: async () => null,
-  putRecords: async () => {},
-  moveHead: async () => {},
-  readNodes: unused,
-  readRecord: unused,
-  findByResidualId: async () => null,
-  readChain: unused,
-  recordConflict: unused,
-  recordRejection: unused,
-  putTriageReport: unused,
-  getTriageReport: unused,
-  listConflicts: unused,
-  listRejections: unused,
-};
-const nullPublisher: EventPublisher = {
-  residualSealed: async () => {},
-  residualRejected: unused,
-  triageCompleted: unused,
-};
 const quiet = () => {};
 
 /** Seal at 4 KiB against its floor. */
@@ -143,13 +115,13 @@ async function sealerFigure(): Promise<{ figure: Figure; note: string }> {
   const newService = () =>
     new SealerService({
       store: {
-        ...nullStore,
+        ...nullLineageStore,
         moveHead: async (batch) => {
           sealed = batch.entries[0]?.record ?? null;
           checkpointNote = batch.checkpoint ?? '';
         },
       },
-      publisher: nullPublisher,
+      publisher: nullEventPublisher,
       anchor,
       // The log key: one Ed25519 signature per run of writes (here, per write: a run of one).
       signer,

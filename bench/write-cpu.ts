@@ -38,10 +38,9 @@ import { parseStrictJson } from '../shared/canonical/strict-json';
 import { LocalEd25519Signer } from '../shared/log/local-ed25519-signer';
 import { guardKeyName, sealerKeyName } from '../shared/log/log-names';
 import type { SealRequest } from '../shared/pipeline/seal-request';
-import type { EventPublisher } from '../shared/ports/event-publisher';
-import type { LineageStore } from '../shared/ports/lineage-store';
 import type { ResidualWriteRequest } from '../shared/write/write-request';
 import { interleavedSamples, median, pairedRatio } from './harness';
+import { nullEventPublisher, nullLineageStore, unusedPort } from './null-ports';
 import { benchAnchor } from './seal';
 import { BENCH_WRITER, benchLineageId, benchWrite } from './stack/stack-bench';
 
@@ -60,34 +59,6 @@ async function signedWrite(first: boolean, label = 'cpu-0'): Promise<ResidualWri
   const inception = first ? { policy: soleWriterPolicy(BENCH_WRITER) } : {};
   return signWriteRequest({ ...unsigned, ...inception }, BENCH_WRITER, NOW_MS);
 }
-
-const unused = async (): Promise<never> => {
-  throw new Error('not used by the write CPU benchmark');
-};
-
-/** A store with no lineage in it that accepts every append and keeps nothing. */
-const nullStore: LineageStore = {
-  head: async () => null,
-  lastRecordSeq: async () => null,
-  logHead: async () => null,
-  putRecords: async () => {},
-  moveHead: async () => {},
-  readNodes: unused,
-  readRecord: unused,
-  findByResidualId: async () => null,
-  readChain: async () => [],
-  recordConflict: unused,
-  recordRejection: unused,
-  putTriageReport: unused,
-  getTriageReport: unused,
-  listConflicts: unused,
-  listRejections: unused,
-};
-const nullPublisher: EventPublisher = {
-  residualSealed: async () => {},
-  residualRejected: unused,
-  triageCompleted: unused,
-};
 
 /** One figure: median ms per message, the floor's, and their paired ratio. */
 interface Row {
@@ -114,9 +85,9 @@ export async function runWriteCpuBench(loop?: {
   const guardBody = canonicalJson(later);
   const guard = new GuardService({
     // The success path reads no store, publishes nothing and sends nothing until the batch's forward.
-    store: nullStore,
-    publisher: nullPublisher,
-    queue: { enqueue: unused, enqueueBatch: unused },
+    store: nullLineageStore,
+    publisher: nullEventPublisher,
+    queue: { enqueue: unusedPort, enqueueBatch: unusedPort },
     signer: new LocalEd25519Signer(guardKeyName('reseal/bench-stack'), new Uint8Array(32).fill(9)),
     logName: 'reseal/bench-stack',
     metrics: { count: quiet },
@@ -159,8 +130,8 @@ export async function runWriteCpuBench(loop?: {
   const refusalSigner = new LocalEd25519Signer(sealerKeyName('reseal/bench-stack'), new Uint8Array(32).fill(8));
   const newSealer = () =>
     new SealerService({
-      store: nullStore,
-      publisher: nullPublisher,
+      store: nullLineageStore,
+      publisher: nullEventPublisher,
       anchor,
       signer,
       refusalSigner,
