@@ -66,6 +66,29 @@ function readsOf(store: InMemoryLineageStore) {
   };
 }
 
+/**
+ * r-0 and r-1 sealed by one sealer (`first`), the store's eventually consistent copy of the lineage
+ * frozen between them (a copy still shows r-0's head), and the read log cleared; `message` makes
+ * the next seal-request message (its `receiveCount` 1 unless said).
+ */
+async function sealedPastFrozenCopy() {
+  const deps = { ...testSealerDeps(), clock: secondsApart() };
+  const reads = readsOf(deps.store);
+  let n = 0;
+  const message = (residualId: string, receiveCount = 1) => ({
+    messageId: `m-${++n}`,
+    body: sealRequestBody({ residualId }),
+    sentAtMs: FACTORY_NOW_MS + n,
+    receiveCount,
+  });
+  const first = new SealerService(deps);
+  expect((await first.handle(message('r-0'))).kind).toBe('SEALED');
+  await reads.freeze(LINEAGE);
+  expect((await first.handle(message('r-1'))).kind).toBe('SEALED');
+  reads.reads.length = 0;
+  return { deps, reads, message, first };
+}
+
 describe('the sealer reads a copy of the head first, tentatively (docs/sealing.md, "The reads of a run")', () => {
   it('a sparse write on a warm sealer, its lineage ahead of the index: the head and the records past it from copies, the marker strongly, the search past the indexed head eventually consistent; no strong head read', async () => {
     const stack = inProcessIntegration({ indexFloor: true, sealer: { clock: secondsApart() } });
@@ -110,20 +133,7 @@ describe('the sealer reads a copy of the head first, tentatively (docs/sealing.m
   });
 
   it('a stale head copy (another sealer appended since): the first record put loses its seq, the lineage is read again strongly, and the write is sealed after the newer head, nothing refused', async () => {
-    const deps = { ...testSealerDeps(), clock: secondsApart() };
-    const reads = readsOf(deps.store);
-    let n = 0;
-    const message = (residualId: string, receiveCount = 1) => ({
-      messageId: `m-${++n}`,
-      body: sealRequestBody({ residualId }),
-      sentAtMs: FACTORY_NOW_MS + n,
-      receiveCount,
-    });
-    const other = new SealerService(deps);
-    expect((await other.handle(message('r-0'))).kind).toBe('SEALED');
-    await reads.freeze(LINEAGE);
-    expect((await other.handle(message('r-1'))).kind).toBe('SEALED');
-    reads.reads.length = 0;
+    const { deps, reads, message } = await sealedPastFrozenCopy();
     // A sealer that did not store r-1's head: its copy is r-0's head, genuine, and no record past it.
     const sealer = new SealerService(deps);
     const appends = deps.store.appendCalls;
@@ -141,19 +151,7 @@ describe('the sealer reads a copy of the head first, tentatively (docs/sealing.m
   });
 
   it('a head copy behind what this warm sealer stored is not "rolled back": read again strongly, sealed', async () => {
-    const deps = { ...testSealerDeps(), clock: secondsApart() };
-    const reads = readsOf(deps.store);
-    let n = 0;
-    const message = (residualId: string) => ({
-      messageId: `m-${++n}`,
-      body: sealRequestBody({ residualId }),
-      sentAtMs: FACTORY_NOW_MS + n,
-    });
-    const sealer = new SealerService(deps);
-    expect((await sealer.handle(message('r-0'))).kind).toBe('SEALED');
-    await reads.freeze(LINEAGE);
-    expect((await sealer.handle(message('r-1'))).kind).toBe('SEALED');
-    reads.reads.length = 0;
+    const { deps, reads, message, first: sealer } = await sealedPastFrozenCopy();
     expect(await sealer.handle(message('r-2'))).toMatchObject({ kind: 'SEALED', head: { seq: 2 }, attempts: 1 });
     expect(reads.reads.filter((r) => r.startsWith('logHead'))).toEqual(['logHead eventual', 'logHead strong']);
     expect(deps.store.conflicts).toEqual([]);
@@ -178,20 +176,7 @@ describe('the sealer reads a copy of the head first, tentatively (docs/sealing.m
   });
 
   it('a redelivery whose marker names a record past the stale head copy: answered DUPLICATE on the strong read, never LINEAGE_INCONSISTENT', async () => {
-    const deps = { ...testSealerDeps(), clock: secondsApart() };
-    const reads = readsOf(deps.store);
-    let n = 0;
-    const message = (residualId: string, receiveCount = 1) => ({
-      messageId: `m-${++n}`,
-      body: sealRequestBody({ residualId }),
-      sentAtMs: FACTORY_NOW_MS + n,
-      receiveCount,
-    });
-    const other = new SealerService(deps);
-    expect((await other.handle(message('r-0'))).kind).toBe('SEALED');
-    await reads.freeze(LINEAGE);
-    expect((await other.handle(message('r-1'))).kind).toBe('SEALED');
-    reads.reads.length = 0;
+    const { deps, reads, message } = await sealedPastFrozenCopy();
     const sealer = new SealerService(deps);
     expect(await sealer.handle(message('r-1', 2))).toMatchObject({
       kind: 'DUPLICATE',
