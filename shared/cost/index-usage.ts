@@ -291,18 +291,21 @@ export function indexUsagePerWrite(load: IndexLoad): Usage {
 export const SPARSE_SEALER_INVOCATIONS_PER_WRITE = 0.175;
 
 /**
- * {@link IndexLoad.headsPastNotices} in the sparse scenario: 0.05, as the emulator bench counted it
- * (run of 2026-12-06 18:53 UTC, bench/RESULTS.md "Notice-vouched heads, the sealer's copies of the
- * head and the guard's CPU"): 0.005 `VerifyMac` a write against 0.105 sealer invocations, so one
- * head in twenty was past its batch's notices. Why so few: a lineage writing once a second has
- * about two runs in an interval and the batch that reads its head holds their notices; its head is
- * past them only when it moved in the time from its newest notice's send to the integrator's head
- * read (tens of ms to about 0.1 s warm), or when a batch came late (a batch split between the two
- * invocations the event source may run, whose loser finds the lease held and comes back 5 s later;
- * cold starts). The emulator integrates about eight writes at a time, not a deployment's 100, so
- * this is a count at its rate: replace it only with another count.
+ * {@link IndexLoad.headsPastNotices} in the sparse scenario: 0.2, the dearer of the emulator
+ * bench's two counts (bench/RESULTS.md): 0.005 `VerifyMac` a write against 0.105 sealer
+ * invocations at 18:53 UTC ("Notice-vouched heads, the sealer's copies of the head and the guard's
+ * CPU"), one head in twenty past its batch's notices, and 0.02 against 0.10 at 19:27 UTC ("Sealed-
+ * run notices under a MAC of their own", notices authenticated by the notice key, on a machine
+ * loaded by tests beside it: integrations lagged), one in five. Why so few: a lineage writing once
+ * a second has about two runs in an interval and the batch that reads its head holds their
+ * authenticated notices; its head is past them only when it moved in the time from its newest
+ * notice's send to the integrator's head read (tens of ms to about 0.1 s warm), when a batch came
+ * late (a batch split between the two invocations the event source may run, whose loser finds the
+ * lease held and comes back 5 s later; cold starts), or when a notice went without `auth` (the
+ * sealer had no data key). The emulator integrates about eight writes at a time, not a
+ * deployment's 100, so this is a count at its rate: replace it only with another count.
  */
-export const SPARSE_HEADS_PAST_NOTICES = 0.05;
+export const SPARSE_HEADS_PAST_NOTICES = 0.2;
 
 /**
  * {@link IndexLoad.warmLineages} in the sparse scenario: 0.9, an estimate, not a count. A warm
