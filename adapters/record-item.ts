@@ -4,7 +4,7 @@ import type { LogEntry } from '../shared/log/log-extension';
 import { type Item, itemOf } from './item';
 import { LineageKeys } from './lineage-keys';
 import { emptyMacBatch, macBatchBytes, macBatchOf } from './mac-batch';
-import { NOT_JSON, readAttribute, readBinary, readHashes, readStoredJson } from './read-attribute';
+import { NOT_JSON, readAttribute, readHashes, readStoredJson } from './read-attribute';
 
 /**
  * Most a stored record may inflate to, as a multiple of its compressed bytes. The writer
