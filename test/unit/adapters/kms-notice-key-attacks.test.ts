@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
 import { describe, expect, it } from 'vitest';
-import { KmsNoticeKey } from '../../../adapters/kms-notice-key';
+import { KmsNoticeKey, NOTICE_DATA_KEY_TTL_MS } from '../../../adapters/kms-notice-key';
 import { noticeKeyContext } from '../../../shared/ports/notice-key';
 
 const NOTICE_KEY = 'arn:aws:kms:eu-west-1:111122223333:key/notice';
@@ -96,5 +96,17 @@ describe('the notice key against blobs that are no data key of it under its cont
     kms.state.fail = null;
     expect(await integrator.open(blob)).toEqual(plaintext);
     expect(kms.state.decrypts).toBe(4);
+  });
+
+  it('a data key past its lifetime is never handed out again, even while KMS refuses a new one (the notices then go without auth)', async () => {
+    const kms = fakeKms();
+    let now = 0;
+    const sealer = new KmsNoticeKey(kms.client, NOTICE_KEY, 'reseal/test', () => now);
+    await sealer.dataKey();
+    now += NOTICE_DATA_KEY_TTL_MS;
+    kms.state.fail = 'KMSInvalidStateException';
+    await expect(sealer.dataKey()).rejects.toThrow('KMSInvalidStateException');
+    now -= 1; // the clock stepping back does not bring the old key back either
+    await expect(sealer.dataKey()).rejects.toThrow('KMSInvalidStateException');
   });
 });
