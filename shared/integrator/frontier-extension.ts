@@ -4,6 +4,7 @@ import { appendLeaf } from '../log/append-leaf';
 import { frontierRoot } from '../log/frontier-root';
 import { hashesEqual } from '../log/hashes-equal';
 import { leafHash } from '../log/merkle-hash';
+import { popCount } from '../log/pop-count';
 
 /** A record since the indexed head as the extension needs it: its seq and its recomputed record hash (64 hex). */
 export interface ExtendedRecord {
@@ -45,6 +46,10 @@ export function checkFrontierExtension(
     let hashes = frontier.map(bytesOf);
     if (held === null ? hashes.length !== 0 : !hashesEqual(frontierRoot(hashes), bytesOf(held.rootHash))) {
       return `the frontier does not hash to the indexed root at size ${from}`;
+    }
+    // Checked here, not left to `appendLeaf`: with no record to append, nothing else would.
+    if (frontier.length !== popCount(from)) {
+      return `the frontier has ${frontier.length} hashes; a tree of ${from} leaves has one per one-bit of its size (${popCount(from)})`;
     }
     for (const [i, record] of records.entries()) {
       if (record.seq !== from + i) return `seq ${from + i} is missing (seq ${record.seq} was given there)`;

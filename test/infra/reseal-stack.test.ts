@@ -535,6 +535,35 @@ describe('ResealStack template', () => {
     }
   });
 
+  it('docs/deployment-log.md "Sealed-run notices": the notice key policy lets no one use the key but the sealer (GenerateDataKey) and the integrator (Decrypt): no Encrypt, ReEncrypt or data key without plaintext for anyone, the account administering only', () => {
+    const id = Object.keys(resources).find((k) => resources[k]?.Type === 'AWS::KMS::Key' && k.startsWith('NoticeKey'));
+    const policy = (props(resources[id ?? '']).KeyPolicy as { Statement: (Statement & { Principal: unknown })[] })
+      .Statement;
+    const roleOf = (service: string) =>
+      (props(resources[functionId(service)]).Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
+    const uses = policy
+      .filter((st) => !JSON.stringify(st.Principal).includes(':root'))
+      .map((st) => ({ effect: st.Effect, actions: actionsOf(st), principal: JSON.stringify(st.Principal) }));
+    expect(uses).toEqual([
+      {
+        effect: 'Allow',
+        actions: ['kms:GenerateDataKey'],
+        principal: expect.stringContaining(String(roleOf('reseal-sealer'))),
+      },
+      {
+        effect: 'Allow',
+        actions: ['kms:Decrypt'],
+        principal: expect.stringContaining(String(roleOf('reseal-integrator'))),
+      },
+    ]);
+    const administered = policy.filter((st) => JSON.stringify(st.Principal).includes(':root')).flatMap(actionsOf);
+    for (const action of administered) {
+      expect(action, 'a use of the key under the account').not.toMatch(
+        /^kms:(\*|Encrypt|Decrypt|ReEncrypt|GenerateDataKey|Generate\*)/,
+      );
+    }
+  });
+
   it('triage writes nothing but LeadingKeys-conditioned TRIAGE# reports', () => {
     const writeActions = new Set([
       'dynamodb:PutItem',

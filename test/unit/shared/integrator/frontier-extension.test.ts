@@ -52,6 +52,13 @@ describe('checkFrontierExtension (docs/deployment-log.md, "A warm integrator")',
     );
   });
 
+  it('a frontier of another shape that still hashes to the indexed root (the root alone): refused, with or without records', () => {
+    const held = tree(6);
+    const rootAlone = [held.value.rootHash];
+    expect(checkFrontierExtension(held.value, rootAlone, [], held.value)).toMatch(/one-bit/);
+    expect(checkFrontierExtension(held.value, rootAlone, since(6, 8), tree(8).value)).toMatch(/one-bit/);
+  });
+
   it('a missing, repeated or edited record, or a stored head of another history: refused', () => {
     const held = tree(5);
     const head = tree(9).value;
