@@ -1,55 +1,22 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FrontierCache } from '../../../../shared/integrator/frontier-cache';
-import { readHeldLineages } from '../../../../shared/integrator/read-held-lineages';
-import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
-import { inProcessIntegration } from '../../../helpers/in-process-integration';
+import {
+  attackedBetweenIntegrations,
+  type WarmIntegrationStack,
+  warmIntegrationStack,
+} from '../../../helpers/warm-integration';
 
 // The table writer against a warm integrator (docs/deployment-log.md, "A warm integrator"): every
 // edit of the records between two integrations ends as a cold integrator would end it, and no
 // index entry is ever one the records do not prove.
 const A = FACTORY_LINEAGE_ID;
 
-function stack() {
-  const table = inProcessIntegration();
-  const frontiers = new FrontierCache();
-  const warm = table.integrator({ frontiers });
-  const readNodes = vi.spyOn(table.store, 'readNodes');
-  const nodeReads = () => {
-    const calls = readNodes.mock.calls.length;
-    readNodes.mockClear();
-    return calls;
-  };
-  const held = async () => {
-    const root = Buffer.from(table.deployment.head?.indexRoot ?? '', 'hex');
-    return (await readHeldLineages(table.index, root, [A])).get(A) ?? null;
-  };
-  return { ...table, frontiers, warm, nodeReads, held };
-}
-
-type Stack = ReturnType<typeof stack>;
+const stack = warmIntegrationStack;
+type Stack = WarmIntegrationStack;
 
 /** A integrated at 2 warm, written to 4, `attack` applied, the batch integrated warm then cold. */
-async function attacked(attack: (s: Stack) => Promise<void> | void) {
-  const s = stack();
-  await s.write(A, 'r-0');
-  await s.write(A, 'r-1');
-  await s.warm.integrate(s.notices.splice(0));
-  expect(s.frontiers.size).toBe(1);
-  await s.write(A, 'r-2');
-  await s.write(A, 'r-3');
-  await attack(s);
-  const batch: SealedRunNotice[] = s.notices.splice(0);
-  s.nodeReads();
-  const warm = await s.warm.integrate(batch);
-  const warmNodeReads = s.nodeReads();
-  const cold = await s.integrator().integrate(batch);
-  const kinds = (r: typeof warm) => r.evidence.map((e) => e.kind);
-  expect(kinds(warm)).toEqual(kinds(cold));
-  expect(warm.checkpoint).toBeNull();
-  expect((await s.held())?.treeSize).toBe(2);
-  return { kinds: kinds(warm), warmNodeReads };
-}
+const attacked = (attack: (s: Stack) => Promise<void> | void) => attackedBetweenIntegrations(A, attack);
 
 /** `readChain` answering `edit` of what the table holds. */
 const serveChain = (s: Stack, edit: (records: unknown[]) => unknown[]) => {
@@ -107,7 +74,7 @@ describe('the table writer between two integrations of a warm integrator: what a
     s.store.records.get(A)?.set(4, other.store.records.get(A)?.get(4) ?? '');
     const report = await s.warm.integrate(s.notices.splice(0));
     expect(report).toMatchObject({ integrated: [A], evidence: [] });
-    expect((await s.held())?.treeSize).toBe(4);
+    expect((await s.held(A))?.treeSize).toBe(4);
   });
 });
 
@@ -121,7 +88,7 @@ describe('two integrator instances alternating over one index', () => {
       await s.write(A, `r-${n++}`);
       const report = await by.integrate(s.notices.splice(0));
       expect(report).toMatchObject({ integrated: [A], evidence: [] });
-      expect(await s.held()).toMatchObject({ treeSize: n });
+      expect(await s.held(A)).toMatchObject({ treeSize: n });
     }
   });
 
@@ -136,6 +103,6 @@ describe('two integrator instances alternating over one index', () => {
     s.nodeReads();
     expect(await s.warm.integrate(s.notices.splice(0))).toMatchObject({ integrated: [A], evidence: [] });
     expect(s.nodeReads()).toBeGreaterThan(0);
-    expect(await s.held()).toMatchObject({ treeSize: 3 });
+    expect(await s.held(A)).toMatchObject({ treeSize: 3 });
   });
 });

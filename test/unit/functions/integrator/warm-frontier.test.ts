@@ -1,11 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { IntegratorService } from '../../../../functions/integrator/integrator-service';
-import { FrontierCache } from '../../../../shared/integrator/frontier-cache';
-import { readHeldLineages } from '../../../../shared/integrator/read-held-lineages';
-import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-notice';
 import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
 import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
-import { inProcessIntegration } from '../../../helpers/in-process-integration';
+import {
+  attackedBetweenIntegrations,
+  type WarmIntegrationStack,
+  warmIntegrationStack,
+} from '../../../helpers/warm-integration';
 import { testLineageId } from '../../../helpers/writer-factories';
 
 // A warm integrator proves a lineage's new records by extending the frontier it kept for the
@@ -14,22 +14,7 @@ import { testLineageId } from '../../../helpers/writer-factories';
 // evidence a cold integrator raises.
 const [A, B] = [FACTORY_LINEAGE_ID, testLineageId('lin-b')];
 
-function stack() {
-  const table = inProcessIntegration();
-  const { store, notices } = table;
-  const frontiers = new FrontierCache();
-  const warm = table.integrator({ frontiers });
-  /** `readNodes` calls (one `BatchGetItem` each in DynamoDB) since the last call. */
-  const readNodes = vi.spyOn(store, 'readNodes');
-  const nodeReads = () => {
-    const calls = readNodes.mock.calls.length;
-    readNodes.mockClear();
-    return calls;
-  };
-  /** Integrates every notice sent since the last call with `by` (default the warm integrator). */
-  const integrate = (by: IntegratorService = warm) => by.integrate(notices.splice(0));
-  return { ...table, store, frontiers, warm, nodeReads, integrate };
-}
+const stack = warmIntegrationStack;
 
 /** Lineage `lineageId`'s items, to put back later (the table writer's snapshot). */
 function snapshot(store: InMemoryLineageStore, lineageId: string) {
@@ -126,28 +111,8 @@ describe('the records since the indexed head, read as an eventually consistent c
 });
 
 describe('what the table writer does between two integrations: the evidence a cold integrator raises, warm too', () => {
-  /**
-   * A integrated at 2 by the warm instance, then written to 4; `attack` applied; the batch
-   * integrated by the warm instance, then again by a cold one (nothing was committed).
-   */
-  async function attacked(attack: (s: ReturnType<typeof stack>) => Promise<void> | void) {
-    const s = stack();
-    await s.write(A, 'r-0');
-    await s.write(A, 'r-1');
-    await s.integrate();
-    await s.write(A, 'r-2');
-    await s.write(A, 'r-3');
-    await attack(s);
-    const batch: SealedRunNotice[] = s.notices.splice(0);
-    s.nodeReads();
-    const warm = await s.warm.integrate(batch);
-    const warmNodeReads = s.nodeReads();
-    const cold = await s.integrator().integrate(batch);
-    const kinds = (r: typeof warm) => r.evidence.map((e) => e.kind);
-    expect(kinds(warm)).toEqual(kinds(cold));
-    expect(warm.checkpoint).toBeNull();
-    return { kinds: kinds(warm), warmNodeReads };
-  }
+  const attacked = (attack: (s: WarmIntegrationStack) => Promise<void> | void) =>
+    attackedBetweenIntegrations(A, attack);
 
   it('a record since the indexed head edited: RECORD_UNPROVEN', async () => {
     const { kinds, warmNodeReads } = await attacked((s) =>
@@ -204,9 +169,8 @@ describe('what the table writer does between two integrations: the evidence a co
 });
 
 /** The entry the index holds for `lineageId` under the deployment head. */
-async function heldValue(s: ReturnType<typeof stack>, lineageId: string) {
-  const root = Buffer.from(s.deployment.head?.indexRoot ?? '', 'hex');
-  const value = (await readHeldLineages(s.index, root, [lineageId])).get(lineageId);
+async function heldValue(s: WarmIntegrationStack, lineageId: string) {
+  const value = await s.held(lineageId);
   if (!value) throw new Error(`the index holds no ${lineageId}`);
   return value;
 }
