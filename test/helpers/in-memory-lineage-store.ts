@@ -159,6 +159,30 @@ export class InMemoryLineageStore implements LineageStore {
     return structuredClone({ head, ...log });
   }
 
+  /**
+   * Lineage `lineageId`'s items now (records, head, log head, tree nodes, residual-id markers), and
+   * a function that puts them back as they were: the table writer's restore of a snapshot.
+   */
+  lineageSnapshot(lineageId: string): () => void {
+    const copy = {
+      records: structuredClone(this.records.get(lineageId)),
+      heads: structuredClone(this.heads.get(lineageId)),
+      logHeads: structuredClone(this.logHeads.get(lineageId)),
+      nodes: structuredClone(this.nodes.get(lineageId)),
+      markers: [...this.markers].filter(([, v]) => v.lineageId === lineageId).map(([k, v]) => [k, { ...v }] as const),
+    };
+    return () => {
+      const put = <V>(map: Map<string, V>, value: V | undefined) =>
+        value === undefined ? map.delete(lineageId) : map.set(lineageId, structuredClone(value));
+      put(this.records, copy.records);
+      put(this.heads, copy.heads);
+      put(this.logHeads, copy.logHeads);
+      put(this.nodes, copy.nodes);
+      for (const [k, v] of [...this.markers]) if (v.lineageId === lineageId) this.markers.delete(k);
+      for (const [k, v] of copy.markers) this.markers.set(k, { ...v });
+    };
+  }
+
   /** Puts an earlier head item back (a rollback of the head, e.g. from a backup), as a table writer could. */
   restoreHead(lineageId: string, snapshot: StoredLogHead): void {
     const { head, ...log } = structuredClone(snapshot);

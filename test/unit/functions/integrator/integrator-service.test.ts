@@ -18,7 +18,7 @@ import { checkPolicy } from '../../../../shared/witness/policy-check';
 import { FakeMetrics } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';
 import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
-import { type InMemoryLineageStore, markerKey } from '../../../helpers/in-memory-lineage-store';
+import { markerKey } from '../../../helpers/in-memory-lineage-store';
 import { INTEGRATION_NOW_MS, inProcessIntegration } from '../../../helpers/in-process-integration';
 import { inProcessWitness } from '../../../helpers/in-process-witness';
 import { TEST_LOG_KEY, TEST_LOG_NAME } from '../../../helpers/pipeline-keys';
@@ -59,27 +59,6 @@ async function stack(witness: IntegratorWitness | null = null, options: { signLi
     sealerSigner: table.sealerDeps.signer,
     /** The MAC key the sealer MACs heads with and the integrator verifies them with. */
     macAnchor: table.sealerDeps.anchor,
-  };
-}
-
-/** Lineage `lineageId`'s items, to put back later (the table writer's snapshot). */
-function snapshot(store: InMemoryLineageStore, lineageId: string) {
-  const copy = {
-    records: structuredClone(store.records.get(lineageId)),
-    head: structuredClone(store.heads.get(lineageId)),
-    logHead: structuredClone(store.logHeads.get(lineageId)),
-    nodes: structuredClone(store.nodes.get(lineageId)),
-    markers: [...store.markers].filter(([, v]) => v.lineageId === lineageId).map(([k, v]) => [k, { ...v }] as const),
-  };
-  return () => {
-    const put = <V>(map: Map<string, V>, value: V | undefined) =>
-      value === undefined ? map.delete(lineageId) : map.set(lineageId, structuredClone(value));
-    put(store.records, copy.records);
-    put(store.heads, copy.head);
-    put(store.logHeads, copy.logHead);
-    put(store.nodes, copy.nodes);
-    for (const [k, v] of [...store.markers]) if (v.lineageId === lineageId) store.markers.delete(k);
-    for (const [k, v] of copy.markers) store.markers.set(k, { ...v });
   };
 }
 
@@ -159,7 +138,7 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
     await s.write(A, 'r-0');
     await s.write(A, 'r-1');
     await s.integrate();
-    const restore = snapshot(s.store, A);
+    const restore = s.store.lineageSnapshot(A);
     await s.write(A, 'r-2');
     await s.write(A, 'r-3');
     await s.write(B, 'r-0');
@@ -187,7 +166,7 @@ describe('integrator service over the real sealer, in process (docs/deployment-l
   it('a rollback a cold sealer then extends past the indexed size: HEAD_INCONSISTENT (two histories), never integrated', async (context: TestContext) => {
     const s = await stack();
     await s.write(A, 'r-0');
-    const restore = snapshot(s.store, A);
+    const restore = s.store.lineageSnapshot(A);
     await s.write(A, 'r-1');
     await s.write(A, 'r-2');
     await s.integrate();
@@ -520,7 +499,7 @@ describe('integrator over a sealer that signs no lineage checkpoint (docs/deploy
     const s = await stack(null, { signLineageCheckpoints: false });
     await s.write(A, 'r-0');
     await s.integrate();
-    const restore = snapshot(s.store, A);
+    const restore = s.store.lineageSnapshot(A);
     await s.write(A, 'r-1');
     await s.write(A, 'r-2');
     restore();
@@ -536,7 +515,7 @@ describe('integrator over a sealer that signs no lineage checkpoint (docs/deploy
     const s = await stack(null, { signLineageCheckpoints: false });
     await s.write(A, 'r-0');
     await s.integrate();
-    const restore = snapshot(s.store, A);
+    const restore = s.store.lineageSnapshot(A);
     await s.write(A, 'r-1');
     await s.write(A, 'r-2');
     const late = s.notices.splice(0); // SQS delivers these after the next batch (late, or redelivered)
@@ -659,7 +638,7 @@ describe('a head a notice of the batch names needs no VerifyMac (docs/deployment
   it('a head rewound to an older genuine state that an older notice of the same batch names: NOTICE_MISMATCH, as through the MAC', async () => {
     const s = await macStack();
     await s.write(A, 'r-0');
-    const restore = snapshot(s.store, A);
+    const restore = s.store.lineageSnapshot(A);
     await s.write(A, 'r-1');
     await s.write(B, 'r-0');
     restore();

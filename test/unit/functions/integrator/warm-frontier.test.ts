@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
-import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import {
   attackedBetweenIntegrations,
   type WarmIntegrationStack,
@@ -15,24 +14,6 @@ import { testLineageId } from '../../../helpers/writer-factories';
 const [A, B] = [FACTORY_LINEAGE_ID, testLineageId('lin-b')];
 
 const stack = warmIntegrationStack;
-
-/** Lineage `lineageId`'s items, to put back later (the table writer's snapshot). */
-function snapshot(store: InMemoryLineageStore, lineageId: string) {
-  const copy = {
-    records: structuredClone(store.records.get(lineageId)),
-    head: structuredClone(store.heads.get(lineageId)),
-    logHead: structuredClone(store.logHeads.get(lineageId)),
-    nodes: structuredClone(store.nodes.get(lineageId)),
-  };
-  return () => {
-    const put = <V>(map: Map<string, V>, value: V | undefined) =>
-      value === undefined ? map.delete(lineageId) : map.set(lineageId, structuredClone(value));
-    put(store.records, copy.records);
-    put(store.heads, copy.head);
-    put(store.logHeads, copy.logHead);
-    put(store.nodes, copy.nodes);
-  };
-}
 
 describe('a warm integrator extends the frontier it kept (docs/deployment-log.md, "A warm integrator")', () => {
   it('a warm second integration of a lineage reads no tree node; a cold one reads them; both index the stored head', async () => {
@@ -133,7 +114,7 @@ describe('what the table writer does between two integrations: the evidence a co
   it('the head rewound to an earlier snapshot, then sealed past the indexed size by a cold sealer: HEAD_INCONSISTENT', async () => {
     const s = stack();
     await s.write(A, 'r-0');
-    const restore = snapshot(s.store, A);
+    const restore = s.store.lineageSnapshot(A);
     await s.write(A, 'r-1');
     await s.write(A, 'r-2');
     await s.integrate();
@@ -153,7 +134,7 @@ describe('what the table writer does between two integrations: the evidence a co
     const s = stack();
     await s.write(A, 'r-0');
     await s.write(A, 'r-1');
-    const restore = snapshot(s.store, A);
+    const restore = s.store.lineageSnapshot(A);
     await s.write(A, 'r-2');
     await s.write(A, 'r-3');
     await s.integrate();

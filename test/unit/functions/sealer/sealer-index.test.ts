@@ -156,33 +156,12 @@ function stack(options: { index?: boolean; witness?: SealerIndexDeps['witness'];
   };
 }
 
-/** Lineage `lineageId`'s items now, and a function that puts them back (the table writer's restore). */
-function snapshot(store: InMemoryLineageStore, lineageId: string) {
-  const copy = {
-    records: structuredClone(store.records.get(lineageId)),
-    heads: structuredClone(store.heads.get(lineageId)),
-    logHeads: structuredClone(store.logHeads.get(lineageId)),
-    nodes: structuredClone(store.nodes.get(lineageId)),
-    markers: [...store.markers].filter(([, v]) => v.lineageId === lineageId).map(([k, v]) => [k, { ...v }] as const),
-  };
-  return () => {
-    const put = <V>(map: Map<string, V>, value: V | undefined) =>
-      value === undefined ? map.delete(lineageId) : map.set(lineageId, structuredClone(value));
-    put(store.records, copy.records);
-    put(store.heads, copy.heads);
-    put(store.logHeads, copy.logHeads);
-    put(store.nodes, copy.nodes);
-    for (const [k, v] of [...store.markers]) if (v.lineageId === lineageId) store.markers.delete(k);
-    for (const [k, v] of copy.markers) store.markers.set(k, { ...v });
-  };
-}
-
 describe('the sealer checks each run against the deployment index (docs/sealing.md, "The index floor")', () => {
   it('a whole-lineage rollback after integration: a cold sealer refuses LINEAGE_BEHIND_INDEX, unsigned, and seals nothing', async () => {
     const s = stack();
     const lineageId = testLineageId('lin-floor-rb');
     for (const id of ['r-0', 'r-1']) expect((await s.send({ lineageId, residualId: id })).kind).toBe('SEALED');
-    const restore = snapshot(s.store, lineageId);
+    const restore = s.store.lineageSnapshot(lineageId);
     for (const id of ['r-2', 'r-3']) expect((await s.send({ lineageId, residualId: id })).kind).toBe('SEALED');
     expect((await s.integrate()).integrated).toEqual([lineageId]);
     restore();
@@ -203,7 +182,7 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
       const s = stack();
       const lineageId = testLineageId(`lin-floor-nohead-${minSize}`);
       for (const id of ['r-0', 'r-1']) expect((await s.send({ lineageId, residualId: id })).kind).toBe('SEALED');
-      const restore = snapshot(s.store, lineageId);
+      const restore = s.store.lineageSnapshot(lineageId);
       for (const id of ['r-2', 'r-3']) expect((await s.send({ lineageId, residualId: id })).kind).toBe('SEALED');
       expect((await s.integrate()).integrated).toEqual([lineageId]);
       restore();
@@ -226,7 +205,7 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     const s = stack({ index: false });
     const lineageId = testLineageId('lin-floor-none');
     for (const id of ['r-0', 'r-1']) await s.send({ lineageId, residualId: id });
-    const restore = snapshot(s.store, lineageId);
+    const restore = s.store.lineageSnapshot(lineageId);
     for (const id of ['r-2', 'r-3']) await s.send({ lineageId, residualId: id });
     await s.integrate();
     restore();
@@ -269,7 +248,7 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     expect((await s.send({ lineageId, residualId: 'r-1' })).kind).toBe('SEALED');
     expect(overlapped).toBe(true);
     // The floor read together with the head still refuses a rolled-back lineage.
-    const restore = snapshot(s.store, lineageId);
+    const restore = s.store.lineageSnapshot(lineageId);
     expect((await s.send({ lineageId, residualId: 'r-2' })).kind).toBe('SEALED');
     await s.integrate();
     restore();
@@ -289,7 +268,7 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     const lineageId = testLineageId('lin-floor-rev', both);
     expect((await s.send({ lineageId, residualId: 'r-0', policy: both })).kind).toBe('SEALED');
     expect((await s.send({ lineageId, residualId: 'r-1', policy: both }, SECOND_WRITER)).kind).toBe('SEALED');
-    const restore = snapshot(s.store, lineageId);
+    const restore = s.store.lineageSnapshot(lineageId);
     // The owner revokes the second key; its next write is refused.
     expect((await s.send({ lineageId, residualId: 'r-2', policy: TEST_POLICY })).kind).toBe('SEALED');
     expect(await s.send({ lineageId, residualId: 'r-3', policy: both }, SECOND_WRITER)).toEqual({
@@ -495,7 +474,7 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     await s.send({ lineageId: a, residualId: 'r-0' });
     await s.integrate();
     const olderHead = structuredClone(s.deployment.head);
-    const restore = snapshot(s.store, a);
+    const restore = s.store.lineageSnapshot(a);
     await s.send({ lineageId: a, residualId: 'r-1' });
     await s.send({ lineageId: a, residualId: 'r-2' });
     await s.integrate();
@@ -518,7 +497,7 @@ describe('the sealer checks each run against the deployment index (docs/sealing.
     const s = stack({ witness: { policy, maxAgeSeconds: 180 } });
     const lineageId = testLineageId('lin-floor-witness');
     for (const id of ['r-0', 'r-1']) await s.send({ lineageId, residualId: id });
-    const restore = snapshot(s.store, lineageId);
+    const restore = s.store.lineageSnapshot(lineageId);
     await s.send({ lineageId, residualId: 'r-2' });
     await s.integrate();
     restore();
@@ -624,7 +603,7 @@ describe('docs/pipeline.md "Concurrency": the runs of one sealer invocation shar
     const lineages = Array.from({ length: 10 }, (_, i) => testLineageId(`lin-shared-head-${i}`));
     for (const lineageId of lineages) expect((await s.send({ lineageId, residualId: 'r-0' })).kind).toBe('SEALED');
     const rolled = lineages[3] as string;
-    const restore = snapshot(s.store, rolled);
+    const restore = s.store.lineageSnapshot(rolled);
     expect((await s.send({ lineageId: rolled, residualId: 'r-1' })).kind).toBe('SEALED');
     await s.integrate();
     restore();
