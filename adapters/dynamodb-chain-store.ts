@@ -56,7 +56,7 @@ export interface ChainStoreOptions {
 
 /** Whether `manifest` is one a {@link ManifestCache} keeps for `digest`: an object hashing to it, at most {@link MAX_KEPT_MANIFEST_BYTES}. */
 function keepableManifest(manifest: unknown, digest: string): boolean {
-  if (manifest === undefined || manifest === null || typeof manifest !== 'object') return false;
+  if (manifest === null || typeof manifest !== 'object') return false;
   try {
     return (
       Buffer.byteLength(canonicalJson(manifest), 'utf8') <= MAX_KEPT_MANIFEST_BYTES &&

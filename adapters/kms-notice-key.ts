@@ -36,6 +36,7 @@ const NOT_A_DATA_KEY = new Set([
  *   fails otherwise (throttling, network, key disabled) rejects and is not kept.
  */
 export class KmsNoticeKey implements NoticeKeyIssuer, NoticeKeyOpener {
+  /** The notice key's id or ARN, as given: the `KeyId` of every `GenerateDataKey` and `Decrypt`. */
   readonly keyId: string;
   readonly #client: KMSSend;
   readonly #context: Record<string, string>;

@@ -43,6 +43,7 @@ const FORMAT_VERSION = 1;
  * parse or is not of this format is removed and reads as absent. No error escapes.
  */
 export class FileManifestCache implements ManifestCache {
+  /** The directory the files are kept in, as given (a relative path is the process's working directory's). */
   readonly directory: string;
   readonly #maxFiles: number;
 
@@ -173,6 +174,7 @@ async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
   return buffer.subarray(0, length);
 }
 
+/** The file's modification time, ms since the Unix epoch (the bound's recency), or `null` when it is gone. */
 async function modifiedMs(path: string): Promise<number | null> {
   try {
     return (await stat(path)).mtimeMs;
@@ -181,6 +183,7 @@ async function modifiedMs(path: string): Promise<number | null> {
   }
 }
 
+/** Removes the file at `path`, if any; never throws (a cache that cannot write answers as if it kept nothing). */
 async function forget(path: string): Promise<void> {
   await rm(path, { force: true }).catch(() => undefined);
 }

@@ -363,8 +363,9 @@ function idsOutside(body: string, error: StrictJsonError): { lineageId: string |
 
 /**
  * {@link writeSignatureProblem} (over the bodies' `digests` when the hand-written checks of
- * `acceptWriteRequest` computed them, else computed there), with a request the canonical form refuses (a payload nested to
- * the depth limit, so its request is one level deeper) counted as a signature that cannot verify.
+ * `acceptWriteRequest` computed them, else computed there), with a request the canonical form
+ * refuses (a payload nested to the depth limit, so its request is one level deeper) counted as a
+ * signature that cannot verify.
  */
 function signatureProblemOf(
   request: ResidualWriteRequest,

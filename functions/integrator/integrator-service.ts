@@ -256,9 +256,9 @@ export class IntegratorService {
     const lineageIds = [...new Set(notices.map((n) => n.lineageId))].sort();
     const { held, missing } = await readHeldLineagesApart(index, previous.indexRoot, lineageIds);
     const readable = lineageIds.filter((id) => held.has(id));
-    // A head an authenticated notice of the batch names needs no MAC; for the others, one `VerifyMac` per distinct
-    // head-state MAC in this integration (a sealer invocation's batch MAC vouches for several of
-    // its heads), remembered for this integration only, never a `false`.
+    // A head an authenticated notice of the batch names needs no MAC; for the others, one
+    // `VerifyMac` per distinct head-state MAC in this integration (a sealer invocation's batch MAC
+    // vouches for several of its heads), remembered for this integration only, never a `false`.
     const macAnchor = this.#deps.anchor && new VerifyOnceMacAnchor(this.#deps.anchor);
     const heads = new Map<string, CachedFrontier>();
     const vouching = await authenticatedNotices(notices, this.#deps.noticeKey ?? null, logger);
@@ -485,10 +485,9 @@ export class IntegratorService {
 
   /**
    * Step 2 for one lineage: its head, authenticated by an authenticated notice (`vouching`) of the
-   * batch naming it exactly, else
-   * by its head-state MAC (docs/deployment-log.md, "Integration", step 2), and the proofs from its
-   * own tree, with one inclusion proof per seq a notice names below the indexed head (a late
-   * notice, checked in step 3). Warm (docs/deployment-log.md, "A warm integrator"): when the
+   * batch naming it exactly, else by its head-state MAC (docs/deployment-log.md, "Integration",
+   * step 2), and the proofs from its own tree, with one inclusion proof per seq a notice names
+   * below the indexed head (a late notice, checked in step 3). Warm (docs/deployment-log.md, "A warm integrator"): when the
    * frontier kept for the indexed size and root, extended by the records since, gives the stored
    * root, that extension replaces the consistency and the records' inclusion proofs, and no tree
    * node is read for them. Sets the head's compact range in `heads`, to keep after a commit.

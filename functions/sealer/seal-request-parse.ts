@@ -12,7 +12,7 @@ import { manifestDigests } from '../../shared/triage/manifest-digest';
 import { isManifest, parseManifest } from '../../shared/triage/parse-manifest';
 import type { SealedDependencyManifest } from '../../shared/triage/sealed-dependency-manifest';
 import { checkPayload } from '../../shared/write/json-payload';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from '../../shared/write/write-request';
+import { type ResidualWriteRequest, WriteRequestRestSchema } from '../../shared/write/write-request';
 
 /**
  * A {@link SealRequest} validated at the sealer's boundary, branded down to its write request, so
@@ -35,8 +35,6 @@ export interface ParsedSealRequest {
 }
 
 const SEAL_REQUEST_FIELDS = WireFields.sealRequest.required;
-/** The write request's fields but the two large ones, which are checked by hand. */
-const WriteRequestRest = ResidualWriteRequestSchema.omit({ payload: true, manifest: true });
 const SafeVerdict = SealRequestSchema.shape.verdict;
 const SenderId = SealRequestSchema.shape.senderId;
 
@@ -99,7 +97,7 @@ function acceptSealRequest(json: unknown): ParsedSealRequest | null {
   if (!isPlainRecord(write) || !SafeVerdict.safeParse(json.verdict).success) return null;
   const { payload, manifest, ...rest } = write;
   const checked = checkPayload(payload);
-  if (!('canonicalText' in checked) || !WriteRequestRest.safeParse(rest).success) return null;
+  if (!('canonicalText' in checked) || !WriteRequestRestSchema.safeParse(rest).success) return null;
   const digests = checkedManifestDigests(manifest);
   // The write manifest's own check (WriteManifestSchema): a non-empty baseline seals to preconditionSeal.
   if (digests === null || (digests.size > 0 && digests.compositeSeal !== digests.manifest.preconditionSeal))

@@ -88,7 +88,11 @@ interface OnTip {
   readonly message: Uint8Array;
 }
 
-/** What step 3 gives ({@link RunSealer}'s `#sealOnTip`): the writes sealed on the tip, and the ones settled by index. */
+/**
+ * What step 3 gives ({@link RunSealer}'s `#sealOnTip`): the writes sealed on the tip, to append,
+ * and the outcomes of the writes settled without an append (duplicates, refusals, conflicts), by
+ * the write's index in the run.
+ */
 interface OnTipAndSettled {
   readonly sealed: OnTip[];
   readonly settled: Map<number, SealOutcome>;

@@ -7,8 +7,9 @@ export const HeadAuthentication = {
   /** The lineage's entry in the deployment index under the authenticated deployment checkpoint. */
   INDEX: 'INDEX',
   /**
-   * A sealed-run notice of the integration's batch naming exactly this head (the integrator only:
-   * docs/deployment-log.md, "Integration", step 2; shared/integrator/notice-vouched-heads.ts).
+   * A sealed-run notice of the integration's batch whose `auth` verified under the notice key,
+   * naming exactly this head (the integrator only: docs/deployment-log.md, "Integration", step 2;
+   * shared/integrator/notice-vouched-heads.ts).
    */
   NOTICE: 'NOTICE',
 } as const;

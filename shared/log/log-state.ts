@@ -262,12 +262,12 @@ export function authenticateLogState(
 /**
  * Authenticates the stored log state before it is extended or integrated (docs/verifiable-log.md,
  * "Appending"): {@link claimedLogState}, vouched for by one of, in this order, a sealed-run notice
- * of the integration's batch naming exactly the claimed head (`noticed`, the integrator only: no
- * KMS call; docs/deployment-log.md, "Integration", step 2), the head item's head-state MAC under
- * the records' HMAC key ({@link verifyHeadStateMac}; what the sealer stores now), its signed
- * lineage checkpoint (heads stored before, still read), or the lineage's entry in the deployment
- * index (`indexed`, read under the authenticated deployment checkpoint) when it is exactly the
- * claimed head. A head none of them vouches for is never extended. The state's `checkpoint` is
+ * of the integration's batch whose `auth` verified, naming exactly the claimed head (`noticed`, the
+ * integrator only: no `VerifyMac`; docs/deployment-log.md, "Integration", step 2), the head
+ * item's head-state MAC under the records' HMAC key ({@link verifyHeadStateMac}; what the sealer
+ * stores now), its signed lineage checkpoint (heads stored before, still read), or the lineage's
+ * entry in the deployment index (`indexed`, read under the authenticated deployment checkpoint)
+ * when it is exactly the claimed head. A head none of them vouches for is never extended. The state's `checkpoint` is
  * the head item's signed checkpoint only when it verifies for this state; else `null` (always
  * `null` when a notice or the index vouches). Authentication shows the state is one the sealer
  * stored, not the latest: the caller checks it against the index (`checkAgainstIndex`), which the
@@ -299,7 +299,8 @@ export async function authenticateHeadState(
   const claimed = claimedLogState(stored, lineageId);
   const head = headStateOf(claimed) as HeadState;
   if (context.noticed?.some((noticed) => sameHead(head, noticed))) {
-    // The sealer sent this very state over a channel no table writer can send on: no MAC needed.
+    // A notice whose MAC verified under a notice data key (which only the sealer can mint) names
+    // this very state: no head-state MAC needed.
     return { state: { ...claimed, checkpoint: null }, authenticatedBy: HeadAuthentication.NOTICE };
   }
   if (stored.headMac !== undefined && stored.headMac !== null && context.anchor !== null) {

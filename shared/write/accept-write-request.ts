@@ -6,7 +6,7 @@ import { markValidated, type Validated } from '../schemas/validated';
 import { acceptManifestWithDigests } from '../triage/accepts-manifest-v1';
 import { SealedDependencyManifestV1Schema } from '../triage/sealed-dependency-manifest';
 import { checkPayload } from './json-payload';
-import { type ResidualWriteRequest, ResidualWriteRequestSchema } from './write-request';
+import { type ResidualWriteRequest, ResidualWriteRequestSchema, WriteRequestRestSchema } from './write-request';
 
 /** A write request the hand-written checks accepted, with the digests of its two large bodies. */
 export interface AcceptedWriteRequest {
@@ -16,8 +16,6 @@ export interface AcceptedWriteRequest {
   readonly digests: WriteBodyDigests;
 }
 
-/** The write request's fields but the two large ones, which are checked by hand. */
-const WriteRequestRest = ResidualWriteRequestSchema.omit({ payload: true, manifest: true });
 /** Member order of the schema's output (zod writes a strict object's members in its shape's order). */
 const REQUEST_MEMBERS = Object.keys(ResidualWriteRequestSchema.shape) as (keyof ResidualWriteRequest)[];
 const MANIFEST_MEMBERS = Object.keys(SealedDependencyManifestV1Schema.shape);
@@ -43,7 +41,7 @@ export function acceptWriteRequest(json: unknown): AcceptedWriteRequest | null {
   const digests = acceptManifestWithDigests(manifest);
   if (digests === null || (digests.size > 0 && digests.compositeSeal !== digests.manifest.preconditionSeal))
     return null;
-  const parsed = WriteRequestRest.safeParse(rest);
+  const parsed = WriteRequestRestSchema.safeParse(rest);
   if (!parsed.success) return null;
   const fields: Record<string, unknown> = parsed.data;
   const manifestOut: Record<string, unknown> = {};

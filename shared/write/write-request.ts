@@ -120,6 +120,13 @@ export type ResidualWriteRequest = z.infer<typeof ResidualWriteRequestSchema>;
 export type UnsignedWriteRequest = Omit<ResidualWriteRequest, 'writer'>;
 
 /**
+ * {@link ResidualWriteRequestSchema} without `payload` and `manifest`: the small fields, for the
+ * hand-written checks that take the two large bodies apart (the guard's `acceptWriteRequest`, the
+ * sealer's `parseSealRequest`; docs/canonical-form.md, "Validate once at each trust boundary").
+ */
+export const WriteRequestRestSchema = ResidualWriteRequestSchema.omit({ payload: true, manifest: true });
+
+/**
  * Validates an untrusted write request once, at a trust boundary (the guard's queue, the CLI's
  * file), against {@link ResidualWriteRequestSchema} (its payload canonicalized once there), and
  * brands it so that the guard's unchecked entry point (`evaluateValidatedWrite`) takes it
