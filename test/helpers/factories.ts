@@ -42,6 +42,21 @@ export function sealRequestBody(overrides: Partial<ResidualWriteRequest> = {}): 
 }
 
 /**
+ * A maker of `seal-requests` messages for one test: each call gives the next message id
+ * (`m-1`, `m-2`, …) and sent time (`FACTORY_NOW_MS + n`), the body `sealRequestBody({ residualId })`
+ * and `receiveCount` (1, a first delivery, unless said).
+ */
+export function sealRequestMessages() {
+  let n = 0;
+  return (residualId: string, receiveCount = 1) => ({
+    messageId: `m-${++n}`,
+    body: sealRequestBody({ residualId }),
+    sentAtMs: FACTORY_NOW_MS + n,
+    receiveCount,
+  });
+}
+
+/**
  * A realistic SQS record (after Powertools' `sqsRecordFactory`). With
  * `messageGroupId` it is a FIFO record (group id, dedup id, sequence number attributes).
  */

@@ -5,8 +5,8 @@ import type { SealedRunNotice } from '../../../../shared/integrator/sealed-run-n
 import { HeadLayout } from '../../../../shared/ports/head-layout';
 import { SealedRecordSchema } from '../../../../shared/seal/sealed-record';
 import { verifyChain } from '../../../../shared/seal/verify-chain';
-import { sealRequestBody } from '../../../helpers/factories';
-import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
+import { sealRequestMessages } from '../../../helpers/factories';
+import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
 import { forgerAnchor } from '../../../helpers/seal-factories';
 import { testSealerDeps } from '../../../helpers/service-factories';
 
@@ -26,13 +26,7 @@ function setup() {
     signLineageCheckpoints: layout === HeadLayout.COMPATIBLE,
   };
   deps.store.headLayout = layout;
-  let n = 0;
-  const message = (residualId: string, receiveCount = 1) => ({
-    messageId: `m-${++n}`,
-    body: sealRequestBody({ residualId }),
-    sentAtMs: FACTORY_NOW_MS + n,
-    receiveCount,
-  });
+  const message = sealRequestMessages();
   const service = new SealerService(deps);
   return {
     ...deps,

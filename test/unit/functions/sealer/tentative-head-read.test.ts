@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FRESH_HEAD_MS } from '../../../../functions/sealer/seal-run';
 import { SealerService } from '../../../../functions/sealer/sealer-service';
 import type { StoredLogHead } from '../../../../shared/log/log-state';
-import { sealRequestBody } from '../../../helpers/factories';
+import { sealRequestMessages } from '../../../helpers/factories';
 import { FACTORY_LINEAGE_ID, FACTORY_NOW_MS } from '../../../helpers/guard-factories';
 import type { InMemoryLineageStore } from '../../../helpers/in-memory-lineage-store';
 import { inProcessIntegration } from '../../../helpers/in-process-integration';
@@ -74,13 +74,7 @@ function readsOf(store: InMemoryLineageStore) {
 async function sealedPastFrozenCopy() {
   const deps = { ...testSealerDeps(), clock: secondsApart() };
   const reads = readsOf(deps.store);
-  let n = 0;
-  const message = (residualId: string, receiveCount = 1) => ({
-    messageId: `m-${++n}`,
-    body: sealRequestBody({ residualId }),
-    sentAtMs: FACTORY_NOW_MS + n,
-    receiveCount,
-  });
+  const message = sealRequestMessages();
   const first = new SealerService(deps);
   expect((await first.handle(message('r-0'))).kind).toBe('SEALED');
   await reads.freeze(LINEAGE);
