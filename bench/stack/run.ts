@@ -467,7 +467,7 @@ async function main(argv: readonly string[]): Promise<void> {
         }),
       ),
       '',
-      "The sealer's index read per run and the integrator's work per integration (shared/cost/index-usage.ts), amortized over the writes of a 2 s interval: the sparse scenario at its nominal rate (one write a second per lineage), a busy lineage at the run's. The measured write above already holds both at the bench's index size (a few hundred keys) and the emulator's rate, which integrates a few writes at a time; the emulator reports no capacity for their BatchGetItem reads (docs/infrastructure.md, \"Cost and quotas\").",
+      "The sealer's index reads per invocation and the integrator's work per integration (shared/cost/index-usage.ts), amortized over the writes of a 2 s interval: the sparse scenario at its nominal rate (one write a second per lineage), a busy lineage at the run's. The measured write above already holds both at the bench's index size (a few hundred keys) and the emulator's rate, which integrates a few writes at a time; the emulator reports no capacity for their BatchGetItem reads (docs/infrastructure.md, \"Cost and quotas\").",
       '',
       '## Calls per operation',
       '',

@@ -5,7 +5,7 @@ import { addUsage, type Usage } from './usage';
 /**
  * The deployment index's share of a write (docs/infrastructure.md, "Cost and quotas";
  * docs/deployment-log.md, "What changes for the sealer" and "Integration"): what the sealer reads
- * before each run, and what the integrator does once per integration, amortized over the writes
+ * per invocation for its runs, and what the integrator does once per integration, amortized over the writes
  * of the interval. A model, not a count: the emulator bench's index holds a few hundred keys, so
  * its measured reads are those of a shallow tree; this gives the figures at a production index
  * size from the same shapes. Pure.
@@ -44,10 +44,19 @@ export interface IndexLoad {
    * integrator verifies each distinct MAC once, so its `VerifyMac` per integration is
    * `headsPastNotices × min(lineagesPerIntegration, sealerInvocationsPerIntegration)`. Each invocation also sends its
    * runs' sealed-run notices in one `SendMessageBatch` (docs/deployment-log.md, "Sealed-run
-   * notices"), so the notices cost `min(runs, sealerInvocationsPerIntegration)` requests. Default:
-   * one per lineage for the MACs and one per run for the notices (as before batches).
+   * notices"), so the notices cost `min(runs, sealerInvocationsPerIntegration)` requests; and
+   * reads the deployment head once and each index tile once for all its runs ({@link sealerIndexUsage}).
+   * Default: one per lineage for the MACs and one per run for the notices and the sealer's reads
+   * (as before batches).
    */
   readonly sealerInvocationsPerIntegration?: number;
+  /**
+   * Read units a write of the sealer's deployment-head reads that the measured write this share is
+   * added to already holds, left out by {@link indexUsagePerWrite} (never more than
+   * {@link sealerIndexUsage} charges for them) so that they are not counted twice. Default 0: the
+   * share on its own; the sparse scenario's is {@link MEASURED_SEALER_HEAD_READ_UNITS}.
+   */
+  readonly measuredSealerHeadReadUnits?: number;
   /**
    * Share (0 to 1) of an integration's lineages whose stored head is past every authenticated
    * notice of its batch (moved since its newest notice was batched, a lost notice, a batch
@@ -205,26 +214,77 @@ function checkLoad(load: IndexLoad): void {
 }
 
 /**
- * The sealer's index read per write (docs/sealing.md, "The index floor"): per run, one `GetItem`
- * of the deployment head and one read of tree nodes for the consistency proof (1 RCU each), and
- * the tiles of the lineage's path ({@link indexSharedDepth} levels) and, for each write, those of
- * its residual id's path below depth P, the levels it does not share with its lineage's path
- * (docs/verifiable-index.md, "Keys"), each tile eventually consistent: {@link TILE_READ_UNITS};
- * about 7.8 tiles and 5.9 RCU for a run of one write at 10^6 keys (bench/index.ts measured 6.96
- * tiles; 11.9 tiles with independent paths, 44 RCU with one consistently read item per node). The
- * warm tile cache's hits are not counted: an upper bound.
+ * Read units of one strongly consistent `GetItem` of the deployment head (`DEPLOYMENT#log` /
+ * `HEAD`): an item under 4 KB (checkpoint, frontier, published note; see
+ * {@link DEPLOYMENT_COMMIT_WCU}). The sealer reads it once per invocation, the integrator once per
+ * integration.
+ */
+export const DEPLOYMENT_HEAD_READ_UNITS = 1;
+
+/**
+ * Record items one sealer run reads for its consistency proof from the lineage's indexed head to
+ * the head it extends (docs/sealing.md, "The index floor", step 5; `SealerLog.consistencyFrom`,
+ * one `BatchGetItem`, {@link PROOF_ITEM_READ_UNITS} each): one item per distinct last leaf of the
+ * RFC 9162 proof's nodes, 6.45, 6.95 and 7.45 on average for a lineage of 500 to 1,500 records one,
+ * two and three records ahead of the index (a sparse lineage writes once a second, integrated
+ * every 2 s). Not {@link PROOF_ITEMS_PER_LINEAGE}: the integrator's also hold inclusion proofs.
+ */
+export const SEALER_CONSISTENCY_PROOF_ITEMS = 7;
+
+/**
+ * Read units a write of the sealer's deployment-head `GetItem` that the measured write
+ * (shared/cost/measured-usage.ts, `MEASURED_USAGE.write`) already holds: the bench counts every
+ * function's `GetItem` through its proxy (bench/stack/counting-proxy.ts), this read among them,
+ * and its 2.73 read units a write are those of the run of 2026-12-06 18:53 UTC, which made 0.105
+ * sealer invocations a write (0.21 `GenerateMac`, two per invocation), one head read each, 1 read
+ * unit each (MiniStack reports one per consistent call). The sparse scenario's
+ * {@link IndexLoad.measuredSealerHeadReadUnits}: {@link indexUsagePerWrite} leaves them out, so
+ * the deploy estimate counts the head read once, at the model's 0.175 invocations a write.
+ */
+export const MEASURED_SEALER_HEAD_READ_UNITS = 0.105;
+
+/**
+ * Sealer runs per sealer invocation: the runs of an integration interval over
+ * {@link IndexLoad.sealerInvocationsPerIntegration} (default one invocation per run), at least 1.
+ */
+function sealerRunsPerInvocation(load: IndexLoad): number {
+  const runs = load.writesPerIntegration / load.writesPerRun;
+  return Math.max(1, runs / (load.sealerInvocationsPerIntegration ?? runs));
+}
+
+/**
+ * What the sealer's code reads of the index per write (docs/sealing.md, "The index floor";
+ * functions/sealer/sealer-index.ts), one invocation of R runs (the interval's runs over
+ * {@link IndexLoad.sealerInvocationsPerIntegration}, at least 1)
+ * amortized over its writes:
+ *
+ * - once per invocation, the deployment head ({@link DEPLOYMENT_HEAD_READ_UNITS}), shared by all its runs;
+ * - per run, the consistency proof from the lineage's indexed head to the head it extends
+ *   ({@link SEALER_CONSISTENCY_PROOF_ITEMS} record items, {@link PROOF_ITEM_READ_UNITS} each),
+ *   charged to every run: a run whose head is the indexed one reads none, so an upper bound;
+ * - once per invocation, the tiles of its runs' paths walked together, each tile once
+ *   ({@link TILE_READ_UNITS} each): the lineage's key and each write's residual id, the same shape
+ *   as an integration's changed keys, so {@link indexTilesPerIntegration} of R lineages with
+ *   `1 + writesPerRun` keys each (the R paths share their top `log2 R` levels, a lineage's keys
+ *   share its path down to where they part). The warm tile cache's hits across invocations are
+ *   not counted: every integration rewrites the root tile and, a sparse lineage being integrated
+ *   every interval, every tile of its path, and the hits on the top tiles of the invocations one
+ *   container makes between two integrations depend on how many containers share the work: an
+ *   upper bound.
+ *
+ * At 10^6 keys, runs of one write and 5.7 runs an invocation (the sparse scenario): 0.175 read
+ * units of the head, 3.5 of the consistency proof and 6.97 tiles (3.48 units) a write, 7.16 units
+ * (8.30 were each run an invocation of its own: 7.59 tiles, bench/index.ts measured 6.96).
  *
  * @throws {RangeError} for a load that is not finite and positive
  */
 export function sealerIndexUsage(load: IndexLoad): Usage {
   checkLoad(load);
-  const depth = indexSharedDepth(load.indexKeys, indexLineagesOf(load));
-  const lineagePath = indexTilesPerLevels(depth);
-  // A residual id's path leaves its lineage's below depth P: it reads only the tiles below that.
-  const residualPath =
-    RESIDUAL_SHARED_PATH_BITS > 0 ? Math.max(0, depth - RESIDUAL_SHARED_PATH_BITS) / INDEX_TILE_LEVELS : lineagePath;
-  const perRun = 2 + TILE_READ_UNITS * (lineagePath + residualPath * load.writesPerRun);
-  return { dynamodbReadRequestUnit: perRun / load.writesPerRun };
+  const runs = sealerRunsPerInvocation(load);
+  const tiles = indexTilesPerIntegration(load.indexKeys, indexLineagesOf(load), runs, 1 + load.writesPerRun);
+  const proofs = runs * SEALER_CONSISTENCY_PROOF_ITEMS * PROOF_ITEM_READ_UNITS;
+  const perInvocation = DEPLOYMENT_HEAD_READ_UNITS + proofs + TILE_READ_UNITS * tiles;
+  return { dynamodbReadRequestUnit: perInvocation / (runs * load.writesPerRun) };
 }
 
 /** {@link IndexLoad.indexLineages}, or its default. */
@@ -263,7 +323,8 @@ export function integratorUsage(load: IndexLoad): Usage {
   const proofItems = (load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE) * (1 - (load.warmLineages ?? 0));
   const runs = writes / load.writesPerRun;
   const perIntegration: Usage = {
-    dynamodbReadRequestUnit: 1 + lineages * (1 + PROOF_ITEM_READ_UNITS * proofItems) + TILE_READ_UNITS * tiles,
+    dynamodbReadRequestUnit:
+      DEPLOYMENT_HEAD_READ_UNITS + lineages * (1 + PROOF_ITEM_READ_UNITS * proofItems) + TILE_READ_UNITS * tiles,
     dynamodbWriteRequestUnit: TILE_WRITE_UNITS * tiles + DEPLOYMENT_COMMIT_WCU + witnesses,
     kmsSymmetricRequest:
       (load.headsPastNotices ?? 1) * Math.min(lineages, load.sealerInvocationsPerIntegration ?? lineages),
@@ -275,9 +336,19 @@ export function integratorUsage(load: IndexLoad): Usage {
   return Object.fromEntries(Object.entries(perIntegration).map(([dimension, units]) => [dimension, units / writes]));
 }
 
-/** {@link sealerIndexUsage} and {@link integratorUsage} together: the index's whole share of a write. */
+/**
+ * {@link sealerIndexUsage} and {@link integratorUsage} together, less the sealer's deployment-head
+ * reads the measured write already holds ({@link IndexLoad.measuredSealerHeadReadUnits}): the
+ * index's share to add to a measured write.
+ *
+ * @throws {RangeError} for a load that is not finite and positive
+ */
 export function indexUsagePerWrite(load: IndexLoad): Usage {
-  return addUsage(sealerIndexUsage(load), integratorUsage(load));
+  const sealer = sealerIndexUsage(load);
+  const headReads = DEPLOYMENT_HEAD_READ_UNITS / (sealerRunsPerInvocation(load) * load.writesPerRun);
+  const measured = Math.min(headReads, load.measuredSealerHeadReadUnits ?? 0);
+  const reads = (sealer.dynamodbReadRequestUnit ?? 0) - measured;
+  return addUsage({ ...sealer, dynamodbReadRequestUnit: reads }, integratorUsage(load));
 }
 
 /**
@@ -328,7 +399,8 @@ export const SPARSE_WARM_LINEAGES = 0.9;
  * head-state MACs were every head verified, of which only the heads past the batch's notices are
  * ({@link SPARSE_HEADS_PAST_NOTICES}): 3.5 `VerifyMac` an integration, 0.035 a write. A warm
  * integrator reads no proof item for {@link SPARSE_WARM_LINEAGES} of the lineages: 50 proof items
- * an integration, not 500.
+ * an integration, not 500. A sealer invocation of 5.7 runs reads the deployment head once, 0.175
+ * read units a write, of which the bench's measured write holds {@link MEASURED_SEALER_HEAD_READ_UNITS}.
  */
 export const SPARSE_INDEX_LOAD: IndexLoad = {
   indexKeys: 1e6,
@@ -339,4 +411,5 @@ export const SPARSE_INDEX_LOAD: IndexLoad = {
   sealerInvocationsPerIntegration: 100 * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
   headsPastNotices: SPARSE_HEADS_PAST_NOTICES,
   warmLineages: SPARSE_WARM_LINEAGES,
+  measuredSealerHeadReadUnits: MEASURED_SEALER_HEAD_READ_UNITS,
 };

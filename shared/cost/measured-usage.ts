@@ -103,8 +103,10 @@ export const SPARSE_GUARD_SHARE = {
  * - `guard`: the guard's share of a write, without and with its batching window
  *   ({@link SPARSE_GUARD_SHARE}); the deploy estimate adds the one of the deployment's setting.
  * - `index`: the deployment index's share of a write, modelled at 10^6 keys for the sparse
- *   scenario at its nominal rate (shared/cost/index-usage.ts): the sealer's index read per run and
- *   the integrator's work per integration, amortized. The deploy estimate adds it to `write`.
+ *   scenario at its nominal rate (shared/cost/index-usage.ts): the sealer's index reads per
+ *   invocation and the integrator's work per integration, amortized, less the sealer's
+ *   deployment-head reads `write` already holds (`MEASURED_SEALER_HEAD_READ_UNITS`). The deploy
+ *   estimate adds it to `write`.
  *
  * Read units of the functions are a lower bound (the emulator reports none for `BatchGetItem`).
  */
