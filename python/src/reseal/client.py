@@ -1826,14 +1826,19 @@ class ResealClient:
         lineage head the index holds under the authenticated deployment checkpoint
         (:meth:`_indexed_head`, ``note`` ``None``; ``chain`` is read when not given). ``None``
         when the lineage does not exist and nothing was kept. A signed checkpoint never outranks
-        the index: freshness places it against the indexed head (``NOT_NEWEST`` when smaller)."""
-        last = self.table.last_record_seq(lineage_id)
+        the index: freshness places it against the indexed head (``NOT_NEWEST`` when smaller).
+
+        The lineage's last record key (a ``Query``) is read only where the head item alone cannot
+        decide: no head item, a head behind the index, a head claiming more than its signed
+        checkpoint. A head that stands reads none, as the TypeScript ``readLatestCheckpoint`` reads
+        it for a client (docs/pipeline.md, "Learning the outcome of a write")."""
         stored = self.table.log_head(lineage_id)
 
         def fail(verdict: str, reason: str) -> LogVerificationError:
             return LogVerificationError(lineage_id, verdict, reason)
 
         if stored is None:
+            last = self.table.last_record_seq(lineage_id)
             if last is not None:
                 # Records without a head item: a first append in flight or crashed where the index
                 # does not hold the lineage; a deleted head where it does (docs/sealing.md, "The
@@ -1856,7 +1861,7 @@ class ResealClient:
                 raise fail(V.TRUNCATION_DETECTED, "truncated: the lineage is gone but a kept checkpoint saw it")
             return None
         if stored.checkpoint is None:
-            checkpoint = self._indexed_head(lineage_id, stored.head, last, chain)
+            checkpoint = self._indexed_head(lineage_id, stored.head, chain)
         else:
             try:
                 checkpoint = open_checkpoint(stored.checkpoint, self.stack.log_key, self._origin(lineage_id))
@@ -1864,11 +1869,14 @@ class ResealClient:
                 raise fail(V.HASH_MISMATCH, f"the stored checkpoint does not verify: {error}") from error
             # Records stored past the head's tree are no finding: every append stores its records
             # before it moves the head (docs/sealing.md, "The append's layout").
-            if last is not None and last >= checkpoint.size and int(stored.head.get("seq", -1)) + 1 > checkpoint.size:
-                # The head claims more records than its signed checkpoint: a stale note carried by a
-                # head written without one. The index is the tree head; the note must agree with it.
+            # The head claims more records than its signed checkpoint, and they are stored: a stale
+            # note carried by a head written without one. The index is the tree head; the note must
+            # agree with it. (Only such a head costs the last record key.)
+            if int(stored.head.get("seq", -1)) + 1 > checkpoint.size and (
+                (last := self.table.last_record_seq(lineage_id)) is not None and last >= checkpoint.size
+            ):
                 checkpoint = self._stale_signed(
-                    lineage_id, checkpoint, self._indexed_head(lineage_id, stored.head, last, chain)
+                    lineage_id, checkpoint, self._indexed_head(lineage_id, stored.head, chain)
                 )
         # The head item's frontier, a claim checked wherever it is used (known_log_nodes, _included_record).
         path = last_leaf_path_of(stored.frontier, int(stored.head.get("seq", -1)), checkpoint.size)
@@ -1890,9 +1898,7 @@ class ResealClient:
                 raise _TrustedNotExtended(lineage_id, checked.verdict, checked.reason, proven=signed_rollback)
         return checkpoint
 
-    def _indexed_head(
-        self, lineage_id: str, head: Mapping[str, Any], last: int | None, chain: DeploymentChain | None
-    ) -> Checkpoint:
+    def _indexed_head(self, lineage_id: str, head: Mapping[str, Any], chain: DeploymentChain | None) -> Checkpoint:
         """The lineage's tree head from the index, for a head item that carries no signed
         checkpoint (docs/deployment-log.md, "Clients": a lineage's tree head is committed through
         the index entry under the authenticated deployment checkpoint). Size 0 (the empty tree)
@@ -1924,7 +1930,12 @@ class ResealClient:
         if chain.lineage is None:
             return Checkpoint(origin, 0, EMPTY_ROOT)
         size = int(chain.lineage["treeSize"])
-        shown = max(int(head.get("seq", -1)), -1 if last is None else last) + 1
+        shown = int(head.get("seq", -1)) + 1
+        if shown < size:
+            # Records stored past a head behind the index count too: the last record key, read
+            # only here, where the head item alone would call the table rolled back.
+            last = self.table.last_record_seq(lineage_id)
+            shown = max(shown, -1 if last is None else last + 1)
         if shown < size:
             at = "" if chain.checkpoint is None else f" as of deployment checkpoint {chain.checkpoint.size}"
             raise _NotNewestHead(
