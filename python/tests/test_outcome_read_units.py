@@ -298,6 +298,26 @@ def test_a_wait_until_proven_reads_the_refusals_beside_a_seal_awaiting_integrati
     assert sum(1 for _op, what, _n, consistent in calls if what == "deployment head" and consistent) == 1
 
 
+def test_a_plain_wait_answers_a_seal_under_a_mac_d_head_at_its_first_proof(ts_artifacts: dict[str, Any]) -> None:
+    # The TypeScript waitFor answers a plain wait with the first seal it proves, awaiting integration
+    # or not (docs/pipeline.md, "Polling the table"): no poll past it, the same answer sooner.
+    lineage = Lineage(ts_artifacts["records"], signed=False, indexed=2)
+    sleeps: list[int] = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        outcome = lineage.wait(lineage.client(monkeypatch, sleeps.append), timeout_s=10)
+    assert outcome.kind == "SEALED" and state_of(outcome) == "SEALED_AWAITING_INTEGRATION"
+    assert outcome.checkpoint is None
+    assert sleeps == []
+    # The first attempt answers: its proof on a copy of the deployment head, decided again on the
+    # head read strongly (the answer), then the two refusal queries a seal no signed tree proves
+    # needs (a refusal signed for the request outranks it).
+    reads = lineage.table.reads()
+    assert reads[:3] == ["marker eventual", "marker strong", "deployment head eventual"]
+    assert reads[-3:] == ["record eventual", "rejections strong", "conflicts strong"]
+    assert "deployment head strong" in reads
+    assert [r for r in reads if r.startswith(("rejections", "conflicts"))] == ["rejections strong", "conflicts strong"]
+
+
 def test_a_seal_integrated_while_waiting_until_proven_is_proven_the_same(ts_artifacts: dict[str, Any]) -> None:
     lineage = Lineage(ts_artifacts["records"], signed=False, indexed=2)
     with pytest.MonkeyPatch.context() as monkeypatch:

@@ -459,10 +459,10 @@ class ResealClient:
         :param until_proven: wait past the seal until its freshness is ``PROVEN``; when the time
             runs out while the write is only sealed, the ``SEALED`` outcome is returned with
             ``SEALED_AWAITING_INTEGRATION`` (the write is sealed: not a timeout). Without
-            freshness checks it changes nothing. A seal on a lineage whose head carries no signed
-            lineage checkpoint is waited past until integrated either way (no signed tree proves
-            it before), and returned ``SEALED_AWAITING_INTEGRATION`` without a checkpoint when
-            the time runs out.
+            freshness checks it changes nothing. Without it, the first seal proven is the answer,
+            as in TypeScript: one on a lineage whose head carries no signed lineage checkpoint,
+            past the head the index holds, is ``SEALED_AWAITING_INTEGRATION`` without a
+            checkpoint, unless a refusal signed for this request stands beside it.
         :raises WaitTimeoutError: when nothing proven appears within ``timeout_s``
         :raises UnverifiedOutcomeError: when the marker names a record that cannot be proven, or
             the deployment log contradicts the seal (``INCONSISTENT``) or does not verify
@@ -508,13 +508,14 @@ class ResealClient:
             outcome = self._outcome_of(
                 request, since, foreign, contested, tamper, final=final, answers=not until_proven
             )
-            # A refusal beside a seal no signed tree proves: wait for the seal to be proven.
+            # Waited past until proven (a plain wait answers with the seal as it stands, as the
+            # TypeScript client does); a refusal beside a seal no signed tree proves: wait for the
+            # seal to be proven.
             awaiting = not contested and (
-                outcome is not None
+                until_proven
+                and outcome is not None
                 and outcome.freshness is not None
                 and outcome.freshness.state == "SEALED_AWAITING_INTEGRATION"
-                # A seal no signed tree proves yet is waited past too: the index will.
-                and (until_proven or outcome.checkpoint is None)
             )
             if awaiting and outcome is not None:
                 sealed[:] = [outcome]
@@ -660,9 +661,9 @@ class ResealClient:
         the seal to be proven, and else takes the refusal; when the sealer signed a refusal of this
         request, the finding (:func:`_sealer_refusal_finding`) is put in ``tamper`` (emptied first)
         and raised instead. ``final`` is false for a wait's attempts before its deadline: the
-        deployment head is then read eventually consistent, and the refusals beside such a seal
-        are not read (docs/pipeline.md, "Learning the outcome of a write"); ``answers``: the caller
-        returns a seal in a signed checkpoint as it is (a plain wait), see :meth:`_sealed_outcome`."""
+        deployment head is then read eventually consistent, and, unless ``answers``, the refusals
+        beside such a seal are not read (docs/pipeline.md, "Learning the outcome of a write");
+        ``answers``: the caller returns the seal as it is (a plain wait), see :meth:`_sealed_outcome`."""
         if contested is not None:
             contested.clear()
         if tamper is not None:
@@ -672,10 +673,12 @@ class ResealClient:
         if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
             sealed = self._sealed_outcome(request, location["seq"], foreign, final=final, answers=answers)
             if sealed is not None:
-                # A seal no signed tree proves is waited past whatever refusal stands beside it
-                # (wait_for_outcome), which only the deadline's attempt answers (contested), so
-                # with a deployment log only that attempt reads the refusals.
-                if sealed.checkpoint is None and contested is not None and (final or self._chains is None):
+                # A seal no signed tree proves never outranks a refusal signed for this request:
+                # a plain wait, which answers with the seal, reads the refusals at each proof; a wait
+                # until proven waits past the seal whatever refusal stands beside it, which only the
+                # deadline's attempt answers (contested), so with a deployment log only that
+                # attempt reads them.
+                if sealed.checkpoint is None and contested is not None and (final or answers or self._chains is None):
                     refusal, by_sealer = self._refusals_of(request, since)
                     if refusal is not None:
                         contested.append(refusal)
@@ -760,20 +763,19 @@ class ResealClient:
         seal awaiting integration a moment longer, and any finding against it (an
         ``UnverifiedOutcomeError``: the chain refused, the record inconsistent with it) is decided
         again on a strong read. The deadline's proof, the wait's last word, reads it strongly, and so
-        does a seal in a signed checkpoint found awaiting integration when ``answers`` (a plain wait,
-        which returns it as its answer)."""
+        does a seal found awaiting integration when ``answers`` (a plain wait, which returns it as
+        its answer)."""
         if final or self._chains is None:
             return self._sealed_outcome_on(request, seq, foreign, eventual=False)
         try:
             sealed = self._sealed_outcome_on(request, seq, foreign, eventual=True)
         except UnverifiedOutcomeError:
             return self._sealed_outcome_on(request, seq, foreign, eventual=False)
-        # A plain wait answers with a seal in a signed checkpoint as it stands: "awaiting" from a
-        # copy would be its last word where the deployment log may already prove the write.
+        # A plain wait answers with the seal as it stands: "awaiting" from a copy would be its last
+        # word where the deployment log may already prove the write.
         if (
             answers
             and sealed is not None
-            and sealed.checkpoint is not None
             and sealed.freshness is not None
             and sealed.freshness.state == "SEALED_AWAITING_INTEGRATION"
         ):
