@@ -105,7 +105,8 @@ _REFUSAL_CODES = frozenset({"NOT_FOUND", "VERIFICATION_FAILED", "INVALID_REQUEST
 """Triage's refusal codes (docs/triage.md): a stored code is quoted only when it is one of them."""
 
 _DEFINITE_VERDICTS = frozenset({V.HASH_MISMATCH, V.LINEAGE_BROKEN, V.SEQUENCE_REPLAYED, V.TRUNCATION_DETECTED})
-"""The verdicts a stored triage answer may claim that a recall names (never as its own verdict)."""
+"""The verdicts a stored refusal may claim that a recall passes on as its ``NOT_INTACT`` verdict,
+hedged in its reason as unproven (any other claimed verdict is ``UNVERIFIED_TAMPER_RISK``)."""
 
 
 @dataclass(frozen=True)
@@ -1525,11 +1526,14 @@ class ResealClient:
                 "the stored answer calls the request invalid, but it validates: not triage's answer",
             )
         if code != "NOT_FOUND":
-            # Nothing the item says is proven, its claimed verdict included: a tamper risk.
+            # Passed on as the unproven claim it is (docs/pipeline.md, "Outcomes and retries";
+            # docs/verifiable-log.md, "Recall"): its definite verdict as claimed, hedged in the
+            # reason, and NOT_INTACT, never an answer to act on; any other verdict a tamper risk. As
+            # the TypeScript checkRecallAnswer passes it on.
             verification = report.get("verification")
             claimed = verification.get("verdict") if isinstance(verification, Mapping) else None
-            verdict = f"; its claimed verdict {claimed}" if claimed in _DEFINITE_VERDICTS else ""
-            return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, f"{claim}{verdict}", untrusted=untrusted)
+            verdict = claimed if claimed in _DEFINITE_VERDICTS else V.UNVERIFIED_TAMPER_RISK
+            return end("NOT_INTACT", verdict, claim, untrusted=untrusted)
         if isinstance(newest, LogVerificationError):
             return end("NOT_INTACT", newest.verdict, newest.reason)
         size = 0 if newest is None else newest.size
