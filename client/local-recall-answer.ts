@@ -32,7 +32,8 @@ export interface LocalRecallReads {
  * that tree, the consistency proof from `trusted`, and the delta against `request.currentEnv`.
  * A marker that leads to a record of another residual id only locates: the record of the residual
  * id is searched for in that tree, and none found is a `VERIFICATION_FAILED` refusal
- * (`UNVERIFIED_TAMPER_RISK`), never a finding against the lineage.
+ * (`UNVERIFIED_TAMPER_RISK`), never a finding against the lineage. A marker naming no valid seq is
+ * refused as triage refuses it (`VERIFICATION_FAILED`, `LINEAGE_BROKEN`).
  * Refusals are triage's (`NOT_FOUND`, `VERIFICATION_FAILED`, `MANIFEST_UNTRIAGEABLE`). It is an
  * answer like triage's, not a verdict: `Recalls` decides it with the same steps, so nothing read
  * here is acted on before it is proven.
@@ -92,7 +93,17 @@ export async function localRecallAnswer(
   else if ('latest' in target) seq = checkpoint.size - 1;
   else {
     const location = await reads.store.findByResidualId(lineageId, target.residualId);
-    seq = location && location.lineageId === lineageId && Number.isSafeInteger(location.seq) ? location.seq : null;
+    seq = location && location.lineageId === lineageId ? location.seq : null;
+    if (seq !== null && !(Number.isSafeInteger(seq) && seq >= 0)) {
+      // No record can sit there: the marker is edited. Refused as triage refuses it
+      // (`LINEAGE_BROKEN`, docs/pipeline.md, "Outcomes and retries"), never "not found".
+      return refused(
+        RefusalCode.VERIFICATION_FAILED,
+        `the residual-id marker of ${target.residualId} names no valid seq`,
+        null,
+        V.LINEAGE_BROKEN,
+      );
+    }
   }
   if (seq === null || seq < 0) return refused(RefusalCode.NOT_FOUND, 'no such record in this lineage', null);
   if (seq >= checkpoint.size) {

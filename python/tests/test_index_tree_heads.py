@@ -331,7 +331,10 @@ def test_a_write_outcome_waits_for_the_index_then_carries_its_receipt(monkeypatc
         waiting.receipt()
     integrated = {(i["pk"]["S"], i["sk"]["S"]): i for i in deployment(2)}
     monkeypatch.setattr(reader, "_sleep", lambda _s: table.items.update(integrated))
-    proven = reader.wait_for_outcome(published, timeout_s=300)
+    # A plain wait answers with the seal as it stands; a wait until proven waits for the index.
+    answered = reader.wait_for_outcome(published, timeout_s=300)
+    assert answered.freshness is not None and answered.freshness.state == "SEALED_AWAITING_INTEGRATION"
+    proven = reader.wait_for_outcome(published, timeout_s=300, until_proven=True)
     assert proven.freshness is not None and proven.freshness.state == "PROVEN", proven.freshness
     assert proven.checkpoint is not None and proven.checkpoint.note is None
     checked = reseal.verify_receipt(proven.receipt(), STACK.log_key, now_seconds=fixtures.NOW_MS // 1000)

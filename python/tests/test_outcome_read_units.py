@@ -235,8 +235,8 @@ def test_a_seal_in_a_signed_checkpoint_awaiting_integration_reads_no_node_and_no
     tiles = [r for r in lineage.table.reads() if r.startswith(("deployment leaf", "index tile"))]
     assert set(tiles) == {"deployment leaf eventual", "index tile eventual"}
     # The marker (a copy first: the write not yet shown sealed or refused, then strongly), the
-    # deployment head (a copy), the deployment log and the index, the lineage's last record key and
-    # head, and the record. The inclusion proof of the last record is the head item's frontier and
+    # deployment head (a copy), the deployment log and the index, the lineage head, and the record
+    # (no last record key: a head that stands decides alone, as in TypeScript). The inclusion proof of the last record is the head item's frontier and
     # the consistency proof from the indexed head one record behind takes the record's leaf and that
     # frontier (proven with it): no node read. A seal in a signed checkpoint outranks any refusal.
     # A plain wait answers with it, so the proof found awaiting on a copy is decided again on the
@@ -244,8 +244,9 @@ def test_a_seal_in_a_signed_checkpoint_awaiting_integration_reads_no_node_and_no
     reads = lineage.table.reads()
     first = reads.index("deployment head strong")
     assert reads[:3] == ["marker eventual", "marker strong", "deployment head eventual"]
-    assert reads[first - 3 : first] == ["records strong", "lineage head strong", "record eventual"]
+    assert reads[first - 2 : first] == ["lineage head strong", "record eventual"]
     assert "record strong" not in reads and "refusals strong" not in reads
+    assert not any(op == "Query" for op, *_ in lineage.table.calls), lineage.table.calls
 
 
 def test_an_edited_frontier_is_read_past_from_the_nodes_with_the_same_answer(ts_artifacts: dict[str, Any]) -> None:
@@ -274,7 +275,6 @@ def test_a_seal_already_integrated_reads_no_refusal_and_no_node(ts_artifacts: di
             "marker eventual",
             "marker strong",
             "deployment head eventual",
-            "records strong",
             "lineage head strong",
             "record eventual",
         ]
@@ -290,11 +290,32 @@ def test_a_wait_until_proven_reads_the_refusals_beside_a_seal_awaiting_integrati
     assert outcome.kind == "SEALED" and state_of(outcome) == "SEALED_AWAITING_INTEGRATION"
     calls = lineage.table.calls
     # 5 full proofs (parked between, docs/pipeline.md "Polling the table"), 2 queries by the last:
-    # against 10 when each proof read them.
+    # against 10 when each proof read them. No proof reads the lineage's last record key: the head
+    # item decides alone (5 queries more otherwise).
     assert sum(1 for _op, what, _n, _c in calls if what == "lineage head") == 5
-    assert [what for op, what, _n, _c in calls if op == "Query" and what != "records"] == ["rejections", "conflicts"]
+    assert [what for op, what, _n, _c in calls if op == "Query"] == ["rejections", "conflicts"]
     # The deployment head strongly only at the deadline; the 4 proofs before it and the marks read a copy.
     assert sum(1 for _op, what, _n, consistent in calls if what == "deployment head" and consistent) == 1
+
+
+def test_a_plain_wait_answers_a_seal_under_a_mac_d_head_at_its_first_proof(ts_artifacts: dict[str, Any]) -> None:
+    # The TypeScript waitFor answers a plain wait with the first seal it proves, awaiting integration
+    # or not (docs/pipeline.md, "Polling the table"): no poll past it, the same answer sooner.
+    lineage = Lineage(ts_artifacts["records"], signed=False, indexed=2)
+    sleeps: list[int] = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        outcome = lineage.wait(lineage.client(monkeypatch, sleeps.append), timeout_s=10)
+    assert outcome.kind == "SEALED" and state_of(outcome) == "SEALED_AWAITING_INTEGRATION"
+    assert outcome.checkpoint is None
+    assert sleeps == []
+    # The first attempt answers: its proof on a copy of the deployment head, decided again on the
+    # head read strongly (the answer), then the two refusal queries a seal no signed tree proves
+    # needs (a refusal signed for the request outranks it).
+    reads = lineage.table.reads()
+    assert reads[:3] == ["marker eventual", "marker strong", "deployment head eventual"]
+    assert reads[-3:] == ["record eventual", "rejections strong", "conflicts strong"]
+    assert "deployment head strong" in reads
+    assert [r for r in reads if r.startswith(("rejections", "conflicts"))] == ["rejections strong", "conflicts strong"]
 
 
 def test_a_seal_integrated_while_waiting_until_proven_is_proven_the_same(ts_artifacts: dict[str, Any]) -> None:

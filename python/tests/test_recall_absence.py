@@ -226,18 +226,19 @@ def forged(items: list[dict[str, Any]], stored: dict[str, Any], target: dict[str
         return reader.recall(LINEAGE, {"DB_HOST": "db-2"}, target=target, timeout_s=0)
 
 
-def test_an_unproven_verification_failure_is_a_tamper_risk_and_its_stored_words_are_never_quoted() -> None:
+def test_an_unproven_verification_failure_is_passed_on_hedged_and_its_stored_words_are_never_quoted() -> None:
     stored = {
         "refusalCode": "VERIFICATION_FAILED",
         "refusalReason": FORGED_REASON,
         "verification": {"verdict": "HASH_MISMATCH"},
     }
     got = forged([*heads.lineage_items(2, SIGNED), *heads.deployment(2)], stored, {"latest": True})
-    # Nothing the item says is proven, its verdict included.
-    assert (got.end, got.verdict) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK)
+    # Nothing the item says is proven: its verdict is passed on as claimed, NOT_INTACT, and the reason
+    # says whose unproven finding it is (the TypeScript checkRecallAnswer's answer).
+    assert (got.end, got.verdict) == ("NOT_INTACT", VerificationVerdict.HASH_MISMATCH)
     assert got.reason == (
         "triage refused (VERIFICATION_FAILED): [stored text: see untrusted] [triage's finding, not proven to this "
-        "client]; its claimed verdict HASH_MISMATCH"
+        "client]"
     )
     assert got.untrusted is not None and got.untrusted.startswith("\\u001b[2J\\u000d\\u000aTRIAGED")
     assert not any(c in got.untrusted for c in "\x1b\r\n")
@@ -258,3 +259,10 @@ def test_an_unproven_verification_failure_is_a_tamper_risk_and_its_stored_words_
     )
     assert (made_up.verdict, made_up.untrusted) == (VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
     assert made_up.reason == "triage refused: no reason given [triage's finding, not proven to this client]"
+    # A refusal claiming the record intact is no finding to pass on: fail closed.
+    intact = forged(
+        [*heads.lineage_items(2, SIGNED), *heads.deployment(2)],
+        {"refusalCode": "VERIFICATION_FAILED", "verification": {"verdict": "VERIFIED_INTACT"}},
+        {"latest": True},
+    )
+    assert (intact.end, intact.verdict) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK)

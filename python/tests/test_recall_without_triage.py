@@ -75,6 +75,22 @@ def triage_answer(request_id: str, case: str, seq: int) -> dict[str, Any]:
             "refusalReason": f"record not verified (HASH_MISMATCH at seq {seq}: {reason}); triage refused",
             "refusalCode": "VERIFICATION_FAILED",
         }
+    if case == "marker names no valid seq":
+        reason = "the residual-id marker of residual-9 names no valid seq (9007199254740993)"
+        return {
+            **base,
+            "seq": None,
+            "residualId": "residual-9",
+            "outcome": "REFUSED",
+            "verification": {
+                "verdict": "LINEAGE_BROKEN",
+                "firstFailure": {"seq": None, "verdict": "LINEAGE_BROKEN", "reason": reason},
+            },
+            "report": None,
+            "proof": None,
+            "refusalReason": reason,
+            "refusalCode": "VERIFICATION_FAILED",
+        }
     if case == "not found":
         return {
             **base,
@@ -138,6 +154,14 @@ def decided(result: reseal.RecallResult) -> tuple[Any, ...]:
     return result.end, result.verdict, None if fresh is None else fresh.state, result.delta, result.record
 
 
+BAD_MARKER = {
+    "pk": fixtures.s(LineageKeys.lineage(LINEAGE)),
+    "sk": fixtures.s(LineageKeys.residual("residual-9")),
+    "lineageId": fixtures.s(LINEAGE),
+    "seq": {"N": str(2**53 + 1)},
+}
+"""A residual-id marker a table writer edited to name no valid seq (past 2^53 − 1)."""
+
 CASES = [
     # (what, the table, triage's answer, target, freshness checked)
     ("signed head, latest", [*lineage(2, SIGNED), *heads.deployment(2)], "signed", {"latest": True}, True),
@@ -149,6 +173,13 @@ CASES = [
     ("edited record, signed head", edited(lineage(2, SIGNED)), "edited", {"latest": True}, False),
     ("edited record, MAC'd head", edited([*lineage(2), *heads.deployment(2)]), "edited", {"latest": True}, True),
     ("no such seq", [*lineage(2, SIGNED), *heads.deployment(2)], "not found", {"seq": 5}, True),
+    (
+        "marker naming no valid seq",
+        [*lineage(2, SIGNED), *heads.deployment(2), BAD_MARKER],
+        "marker names no valid seq",
+        {"residualId": "residual-9"},
+        True,
+    ),
 ]
 
 
@@ -191,15 +222,15 @@ def test_the_client_s_answer_proves_the_record_from_the_kept_checkpoint_and_keep
 
 def test_an_edited_record_is_a_tamper_finding_worded_as_the_client_s_reading() -> None:
     got = direct(edited(lineage(2, SIGNED)), freshness=False)
+    # The verdict the answer claims, passed on hedged (the reason says it is not proven), as the
+    # TypeScript recallDirect passes it on: NOT_INTACT, never an answer to act on.
     assert (got.end, got.verdict, got.record, got.delta) == (
         "NOT_INTACT",
-        VerificationVerdict.UNVERIFIED_TAMPER_RISK,
+        VerificationVerdict.HASH_MISMATCH,
         None,
         None,
     )
-    assert got.reason == (
-        f"refused (VERIFICATION_FAILED): [stored text: see untrusted] {CLIENT_CLAIM}; its claimed verdict HASH_MISMATCH"
-    )
+    assert got.reason == f"refused (VERIFICATION_FAILED): [stored text: see untrusted] {CLIENT_CLAIM}"
     # The words read from the table stay out of the reason, escaped in `untrusted`.
     assert got.untrusted is not None and got.untrusted.startswith("record 1: ")
     assert got.report["refusalCode"] == "VERIFICATION_FAILED" and got.report["proof"] is None
@@ -304,6 +335,17 @@ def test_a_marker_edited_to_a_record_of_another_residual_id_none_seals_is_the_cl
     assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
     assert CLIENT_CLAIM in got.reason and "LINEAGE_BROKEN" not in got.reason, got.reason
     assert got.untrusted is not None and "no record proven in the head's tree of 2 seals it" in got.untrusted
+
+
+def test_a_marker_naming_no_valid_seq_is_triage_s_refusal_passed_on_hedged_never_not_found() -> None:
+    # Triage refuses it VERIFICATION_FAILED, LINEAGE_BROKEN (docs/pipeline.md, "Outcomes and
+    # retries"); the client's own answer is triage's, passed on as its unproven reading: NOT_INTACT,
+    # never a NOT_FOUND to act on. The TypeScript recallDirect answers the same.
+    got = direct([*lineage(2, SIGNED), *heads.deployment(2), BAD_MARKER], {"residualId": "residual-9"})
+    assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN, None)
+    assert got.reason == f"refused (VERIFICATION_FAILED): [stored text: see untrusted] {CLIENT_CLAIM}"
+    assert got.untrusted == "the residual-id marker of residual-9 names no valid seq"
+    assert got.report["refusalCode"] == "VERIFICATION_FAILED" and got.report["seq"] is None
 
 
 def forged_node(items: list[dict[str, Any]], seq: int, level: int = 0) -> list[dict[str, Any]]:

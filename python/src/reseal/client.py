@@ -105,7 +105,8 @@ _REFUSAL_CODES = frozenset({"NOT_FOUND", "VERIFICATION_FAILED", "INVALID_REQUEST
 """Triage's refusal codes (docs/triage.md): a stored code is quoted only when it is one of them."""
 
 _DEFINITE_VERDICTS = frozenset({V.HASH_MISMATCH, V.LINEAGE_BROKEN, V.SEQUENCE_REPLAYED, V.TRUNCATION_DETECTED})
-"""The verdicts a stored triage answer may claim that a recall names (never as its own verdict)."""
+"""The verdicts a stored refusal may claim that a recall passes on as its ``NOT_INTACT`` verdict,
+hedged in its reason as unproven (any other claimed verdict is ``UNVERIFIED_TAMPER_RISK``)."""
 
 
 @dataclass(frozen=True)
@@ -459,10 +460,10 @@ class ResealClient:
         :param until_proven: wait past the seal until its freshness is ``PROVEN``; when the time
             runs out while the write is only sealed, the ``SEALED`` outcome is returned with
             ``SEALED_AWAITING_INTEGRATION`` (the write is sealed: not a timeout). Without
-            freshness checks it changes nothing. A seal on a lineage whose head carries no signed
-            lineage checkpoint is waited past until integrated either way (no signed tree proves
-            it before), and returned ``SEALED_AWAITING_INTEGRATION`` without a checkpoint when
-            the time runs out.
+            freshness checks it changes nothing. Without it, the first seal proven is the answer,
+            as in TypeScript: one on a lineage whose head carries no signed lineage checkpoint,
+            past the head the index holds, is ``SEALED_AWAITING_INTEGRATION`` without a
+            checkpoint, unless a refusal signed for this request stands beside it.
         :raises WaitTimeoutError: when nothing proven appears within ``timeout_s``
         :raises UnverifiedOutcomeError: when the marker names a record that cannot be proven, or
             the deployment log contradicts the seal (``INCONSISTENT``) or does not verify
@@ -508,13 +509,14 @@ class ResealClient:
             outcome = self._outcome_of(
                 request, since, foreign, contested, tamper, final=final, answers=not until_proven
             )
-            # A refusal beside a seal no signed tree proves: wait for the seal to be proven.
+            # Waited past until proven (a plain wait answers with the seal as it stands, as the
+            # TypeScript client does); a refusal beside a seal no signed tree proves: wait for the
+            # seal to be proven.
             awaiting = not contested and (
-                outcome is not None
+                until_proven
+                and outcome is not None
                 and outcome.freshness is not None
                 and outcome.freshness.state == "SEALED_AWAITING_INTEGRATION"
-                # A seal no signed tree proves yet is waited past too: the index will.
-                and (until_proven or outcome.checkpoint is None)
             )
             if awaiting and outcome is not None:
                 sealed[:] = [outcome]
@@ -660,9 +662,9 @@ class ResealClient:
         the seal to be proven, and else takes the refusal; when the sealer signed a refusal of this
         request, the finding (:func:`_sealer_refusal_finding`) is put in ``tamper`` (emptied first)
         and raised instead. ``final`` is false for a wait's attempts before its deadline: the
-        deployment head is then read eventually consistent, and the refusals beside such a seal
-        are not read (docs/pipeline.md, "Learning the outcome of a write"); ``answers``: the caller
-        returns a seal in a signed checkpoint as it is (a plain wait), see :meth:`_sealed_outcome`."""
+        deployment head is then read eventually consistent, and, unless ``answers``, the refusals
+        beside such a seal are not read (docs/pipeline.md, "Learning the outcome of a write");
+        ``answers``: the caller returns the seal as it is (a plain wait), see :meth:`_sealed_outcome`."""
         if contested is not None:
             contested.clear()
         if tamper is not None:
@@ -672,10 +674,12 @@ class ResealClient:
         if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
             sealed = self._sealed_outcome(request, location["seq"], foreign, final=final, answers=answers)
             if sealed is not None:
-                # A seal no signed tree proves is waited past whatever refusal stands beside it
-                # (wait_for_outcome), which only the deadline's attempt answers (contested), so
-                # with a deployment log only that attempt reads the refusals.
-                if sealed.checkpoint is None and contested is not None and (final or self._chains is None):
+                # A seal no signed tree proves never outranks a refusal signed for this request:
+                # a plain wait, which answers with the seal, reads the refusals at each proof; a wait
+                # until proven waits past the seal whatever refusal stands beside it, which only the
+                # deadline's attempt answers (contested), so with a deployment log only that
+                # attempt reads them.
+                if sealed.checkpoint is None and contested is not None and (final or answers or self._chains is None):
                     refusal, by_sealer = self._refusals_of(request, since)
                     if refusal is not None:
                         contested.append(refusal)
@@ -760,20 +764,19 @@ class ResealClient:
         seal awaiting integration a moment longer, and any finding against it (an
         ``UnverifiedOutcomeError``: the chain refused, the record inconsistent with it) is decided
         again on a strong read. The deadline's proof, the wait's last word, reads it strongly, and so
-        does a seal in a signed checkpoint found awaiting integration when ``answers`` (a plain wait,
-        which returns it as its answer)."""
+        does a seal found awaiting integration when ``answers`` (a plain wait, which returns it as
+        its answer)."""
         if final or self._chains is None:
             return self._sealed_outcome_on(request, seq, foreign, eventual=False)
         try:
             sealed = self._sealed_outcome_on(request, seq, foreign, eventual=True)
         except UnverifiedOutcomeError:
             return self._sealed_outcome_on(request, seq, foreign, eventual=False)
-        # A plain wait answers with a seal in a signed checkpoint as it stands: "awaiting" from a
-        # copy would be its last word where the deployment log may already prove the write.
+        # A plain wait answers with the seal as it stands: "awaiting" from a copy would be its last
+        # word where the deployment log may already prove the write.
         if (
             answers
             and sealed is not None
-            and sealed.checkpoint is not None
             and sealed.freshness is not None
             and sealed.freshness.state == "SEALED_AWAITING_INTEGRATION"
         ):
@@ -1523,11 +1526,14 @@ class ResealClient:
                 "the stored answer calls the request invalid, but it validates: not triage's answer",
             )
         if code != "NOT_FOUND":
-            # Nothing the item says is proven, its claimed verdict included: a tamper risk.
+            # Passed on as the unproven claim it is (docs/pipeline.md, "Outcomes and retries";
+            # docs/verifiable-log.md, "Recall"): its definite verdict as claimed, hedged in the
+            # reason, and NOT_INTACT, never an answer to act on; any other verdict a tamper risk. As
+            # the TypeScript checkRecallAnswer passes it on.
             verification = report.get("verification")
             claimed = verification.get("verdict") if isinstance(verification, Mapping) else None
-            verdict = f"; its claimed verdict {claimed}" if claimed in _DEFINITE_VERDICTS else ""
-            return end("NOT_INTACT", V.UNVERIFIED_TAMPER_RISK, f"{claim}{verdict}", untrusted=untrusted)
+            verdict = claimed if claimed in _DEFINITE_VERDICTS else V.UNVERIFIED_TAMPER_RISK
+            return end("NOT_INTACT", verdict, claim, untrusted=untrusted)
         if isinstance(newest, LogVerificationError):
             return end("NOT_INTACT", newest.verdict, newest.reason)
         size = 0 if newest is None else newest.size
@@ -1826,14 +1832,19 @@ class ResealClient:
         lineage head the index holds under the authenticated deployment checkpoint
         (:meth:`_indexed_head`, ``note`` ``None``; ``chain`` is read when not given). ``None``
         when the lineage does not exist and nothing was kept. A signed checkpoint never outranks
-        the index: freshness places it against the indexed head (``NOT_NEWEST`` when smaller)."""
-        last = self.table.last_record_seq(lineage_id)
+        the index: freshness places it against the indexed head (``NOT_NEWEST`` when smaller).
+
+        The lineage's last record key (a ``Query``) is read only where the head item alone cannot
+        decide: no head item, a head behind the index, a head claiming more than its signed
+        checkpoint. A head that stands reads none, as the TypeScript ``readLatestCheckpoint`` reads
+        it for a client (docs/pipeline.md, "Learning the outcome of a write")."""
         stored = self.table.log_head(lineage_id)
 
         def fail(verdict: str, reason: str) -> LogVerificationError:
             return LogVerificationError(lineage_id, verdict, reason)
 
         if stored is None:
+            last = self.table.last_record_seq(lineage_id)
             if last is not None:
                 # Records without a head item: a first append in flight or crashed where the index
                 # does not hold the lineage; a deleted head where it does (docs/sealing.md, "The
@@ -1856,7 +1867,7 @@ class ResealClient:
                 raise fail(V.TRUNCATION_DETECTED, "truncated: the lineage is gone but a kept checkpoint saw it")
             return None
         if stored.checkpoint is None:
-            checkpoint = self._indexed_head(lineage_id, stored.head, last, chain)
+            checkpoint = self._indexed_head(lineage_id, stored.head, chain)
         else:
             try:
                 checkpoint = open_checkpoint(stored.checkpoint, self.stack.log_key, self._origin(lineage_id))
@@ -1864,11 +1875,14 @@ class ResealClient:
                 raise fail(V.HASH_MISMATCH, f"the stored checkpoint does not verify: {error}") from error
             # Records stored past the head's tree are no finding: every append stores its records
             # before it moves the head (docs/sealing.md, "The append's layout").
-            if last is not None and last >= checkpoint.size and int(stored.head.get("seq", -1)) + 1 > checkpoint.size:
-                # The head claims more records than its signed checkpoint: a stale note carried by a
-                # head written without one. The index is the tree head; the note must agree with it.
+            # The head claims more records than its signed checkpoint, and they are stored: a stale
+            # note carried by a head written without one. The index is the tree head; the note must
+            # agree with it. (Only such a head costs the last record key.)
+            if int(stored.head.get("seq", -1)) + 1 > checkpoint.size and (
+                (last := self.table.last_record_seq(lineage_id)) is not None and last >= checkpoint.size
+            ):
                 checkpoint = self._stale_signed(
-                    lineage_id, checkpoint, self._indexed_head(lineage_id, stored.head, last, chain)
+                    lineage_id, checkpoint, self._indexed_head(lineage_id, stored.head, chain)
                 )
         # The head item's frontier, a claim checked wherever it is used (known_log_nodes, _included_record).
         path = last_leaf_path_of(stored.frontier, int(stored.head.get("seq", -1)), checkpoint.size)
@@ -1890,9 +1904,7 @@ class ResealClient:
                 raise _TrustedNotExtended(lineage_id, checked.verdict, checked.reason, proven=signed_rollback)
         return checkpoint
 
-    def _indexed_head(
-        self, lineage_id: str, head: Mapping[str, Any], last: int | None, chain: DeploymentChain | None
-    ) -> Checkpoint:
+    def _indexed_head(self, lineage_id: str, head: Mapping[str, Any], chain: DeploymentChain | None) -> Checkpoint:
         """The lineage's tree head from the index, for a head item that carries no signed
         checkpoint (docs/deployment-log.md, "Clients": a lineage's tree head is committed through
         the index entry under the authenticated deployment checkpoint). Size 0 (the empty tree)
@@ -1924,7 +1936,12 @@ class ResealClient:
         if chain.lineage is None:
             return Checkpoint(origin, 0, EMPTY_ROOT)
         size = int(chain.lineage["treeSize"])
-        shown = max(int(head.get("seq", -1)), -1 if last is None else last) + 1
+        shown = int(head.get("seq", -1)) + 1
+        if shown < size:
+            # Records stored past a head behind the index count too: the last record key, read
+            # only here, where the head item alone would call the table rolled back.
+            last = self.table.last_record_seq(lineage_id)
+            shown = max(shown, -1 if last is None else last + 1)
         if shown < size:
             at = "" if chain.checkpoint is None else f" as of deployment checkpoint {chain.checkpoint.size}"
             raise _NotNewestHead(

@@ -516,8 +516,8 @@ const cells: readonly Cell[] = [
       [P]: both('exit 20 HASH_MISMATCH'),
       [CW]: both('UnverifiedOutcomeError'),
       [PY]: pyCaught('HASH_MISMATCH'),
-      // The Python client takes no refusal on triage's word: triage's finding, unproven to it, is a tamper risk.
-      [PR]: 'NOT_INTACT UNVERIFIED_TAMPER_RISK no freshness',
+      // Triage's finding, passed on as claimed and unproven (its reason says so), as the TypeScript client does.
+      [PR]: 'NOT_INTACT HASH_MISMATCH no freshness',
     },
   },
   {

@@ -111,6 +111,26 @@ describe('ResealClient.recallDirect: a recall proven by the client alone, no eve
     expect(recall.record).toBeNull();
   });
 
+  it('a residual-id marker naming no valid seq is refused as triage refuses it, passed on unproven, never NOT_FOUND', async () => {
+    const { store, triage, direct } = await signedLineage();
+    // What the table adapter reads of a marker whose seq is no seq (text, or past 2^53 − 1).
+    store.markers.set(markerKey(LINEAGE, 'r-9'), { lineageId: LINEAGE, seq: -1 });
+    const request = { lineageId: LINEAGE, target: { residualId: 'r-9' }, currentEnv: ENV };
+    const own = await direct.recallDirect(request);
+    expect(own.refusal?.code).toBe('VERIFICATION_FAILED');
+    expect([own.end, own.verdict]).toEqual(['NOT_INTACT', 'LINEAGE_BROKEN']);
+    expect(own.reason).toBe(
+      "the residual-id marker of r-9 names no valid seq [this client's reading of the table, not proven]",
+    );
+    expect(own.record).toBeNull();
+    const viaTriage = await triage.recall(request);
+    expect([viaTriage.end, viaTriage.verdict, viaTriage.refusal?.code]).toEqual([
+      'NOT_INTACT',
+      'LINEAGE_BROKEN',
+      'VERIFICATION_FAILED',
+    ]);
+  });
+
   it('a table rolled back to an older signed checkpoint than the kept one is a proven TRUNCATION_DETECTED', async () => {
     const { records } = await buildChain(3, {
       lineageId: LINEAGE,
