@@ -56,6 +56,9 @@ async function buildProgram(ctx: CommandContext, argv: readonly string[]): Promi
   const output = {
     writeOut: ctx.io.stdout,
     writeErr: ctx.io.stderr,
+    // Commander's own errors quote what was typed (an unknown command or option, an option's
+    // argument): escaped like every other message, so a pasted ANSI sequence is shown, not run.
+    outputError: (text: string, write: (text: string) => void) => write(terminalLines(text)),
     // A fixed width keeps help identical in every terminal (and in golden files).
     getOutHelpWidth: () => HELP_WIDTH,
     getErrHelpWidth: () => HELP_WIDTH,
