@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { CheckpointFileError } from '../client/errors';
 import { InvalidInputError, LineageNotFoundError, TenantMismatchError } from '../shared/errors';
 import type { CommandContext } from './context';
 import { CliError } from './errors';
@@ -56,6 +57,9 @@ async function buildProgram(ctx: CommandContext, argv: readonly string[]): Promi
   const output = {
     writeOut: ctx.io.stdout,
     writeErr: ctx.io.stderr,
+    // Commander's own errors quote what was typed (an unknown command or option, an option's
+    // argument): escaped like every other message, so a pasted ANSI sequence is shown, not run.
+    outputError: (text: string, write: (text: string) => void) => write(terminalLines(text)),
     // A fixed width keeps help identical in every terminal (and in golden files).
     getOutHelpWidth: () => HELP_WIDTH,
     getErrHelpWidth: () => HELP_WIDTH,
@@ -129,6 +133,13 @@ function reportError(error: unknown, io: CliIo): number {
   if (error instanceof TenantMismatchError) {
     // A lineage outside $RESEAL_TENANT: bad input (exit 2), refused before anything was read or sent (docs/cli.md, "Tenants").
     io.stderr(`error: ${terminalLines(error.message)}\n`);
+    return ExitCode.BAD_INPUT;
+  }
+  if (error instanceof CheckpointFileError) {
+    // An unreadable --checkpoint-store file is bad input (exit 2), never reset to get going again.
+    io.stderr(
+      `error: ${terminalLines(error.message)}: repair or restore it, never delete it (it is what catches a rolled-back lineage)\n`,
+    );
     return ExitCode.BAD_INPUT;
   }
   if (error instanceof LineageNotFoundError) {

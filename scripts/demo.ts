@@ -9,6 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { clientOutputsFrom } from '../client/stack-outputs';
+import { escapedText } from '../shared/schemas/escaped-text';
 import { awsBackend, awsReportReader } from './demo/aws-backend';
 import { demoReportPage } from './demo/demo-report';
 import { formatSummary } from './demo/format';
@@ -67,6 +68,8 @@ async function main(argv: string[]): Promise<number> {
     .option('--report <file>', 'write the report page (HTML) here', DEFAULT_REPORT)
     .option('--no-report', 'write no report page')
     .showHelpAfterError()
+    // What was typed, and what the snapshot file holds, is shown escaped (docs/cli.md, "Untrusted data").
+    .configureOutput({ outputError: (text, write) => write(text.split('\n').map(escapedText).join('\n')) })
     .exitOverride();
   try {
     program.parse(argv);
@@ -93,12 +96,12 @@ async function main(argv: string[]): Promise<number> {
     });
   } catch (error) {
     if (error instanceof SnapshotFileError) {
-      console.error(`demo: ${flags.snapshots} is not a valid snapshot file:`);
-      for (const issue of error.issues.slice(0, 20)) console.error(`  ${issue.path}: ${issue.message}`);
+      console.error(`demo: ${escapedText(flags.snapshots)} is not a valid snapshot file:`);
+      for (const issue of error.issues.slice(0, 20)) console.error(escapedText(`  ${issue.path}: ${issue.message}`));
       if (error.issues.length > 20) console.error(`  … ${error.issues.length - 20} more`);
       return 2;
     }
-    console.error(`demo: ${(error as Error).message}`);
+    console.error(`demo: ${escapedText((error as Error).message)}`);
     return 2;
   }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { destroyShape } from '../../client/shapes/destroy-shape';
 import { DEFAULT_STACK_NAME } from '../../client/stack-name';
+import { escapedText } from '../../shared/schemas/escaped-text';
 import type { CommandContext } from '../context';
 import { BadInputError } from '../errors';
 import { jsonText } from '../format/json-text';
@@ -38,13 +39,15 @@ export function registerDestroy(program: Command, ctx: CommandContext): void {
       }
       const root = repositoryRoot();
       const quiet = options.json === true;
-      if (!quiet) ctx.io.stderr(`destroy: cdk destroy ${options.stack}…\n`);
+      if (!quiet) ctx.io.stderr(`destroy: cdk destroy ${escapedText(options.stack)}…\n`);
       await runCdk(
         ctx.io,
         root,
         ['destroy', 'ResealStack', '--force', '--no-notices', ...stackContext(options.stack)],
         { quiet, env: { ...ctx.io.env, CDK_DISABLE_VERSION_CHECK: '1' } as NodeJS.ProcessEnv },
       );
-      ctx.io.stdout(options.json ? jsonText(destroyShape(options.stack)) : `stack ${options.stack}: destroyed\n`);
+      ctx.io.stdout(
+        options.json ? jsonText(destroyShape(options.stack)) : `stack ${escapedText(options.stack)}: destroyed\n`,
+      );
     });
 }

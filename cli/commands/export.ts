@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { LogVerificationError, NotIntegratedError } from '../../client/errors';
 import { EXPORT_FORMAT, type ExportShape } from '../../client/shapes/export-shape';
+import { escapedText } from '../../shared/schemas/escaped-text';
 import { CHECKPOINT_STORE_OPTION, connect, STACK_OPTION } from '../connect';
 import type { CommandContext } from '../context';
 import { BadInputError, CliError } from '../errors';
@@ -132,9 +133,15 @@ export function registerExport(program: Command, ctx: CommandContext): void {
         };
       }
       if (options.out) {
-        await writeFile(isAbsolute(options.out) ? options.out : resolve(ctx.io.cwd, options.out), text);
-        if (options.json) ctx.io.stdout(jsonText({ format: EXPORT_FORMAT, ...summary, file: options.out }));
-        else ctx.io.stderr(`wrote ${what} to ${options.out}\n`);
+        const out = options.out;
+        await writeFile(isAbsolute(out) ? out : resolve(ctx.io.cwd, out), text).catch(
+          (error: NodeJS.ErrnoException) => {
+            throw new BadInputError(`--out ${out}: cannot write (${error.code ?? error.message})`);
+          },
+        );
+        if (options.json) ctx.io.stdout(jsonText({ format: EXPORT_FORMAT, ...summary, file: out }));
+        // The file name as typed, escaped like every message (cli/format/terminal-lines.ts).
+        else ctx.io.stderr(`wrote ${what} to ${escapedText(out)}\n`);
       } else {
         ctx.io.stdout(text);
       }

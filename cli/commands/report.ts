@@ -9,6 +9,7 @@ import { verifyRecords } from '../../client/verify-records';
 import { FreshnessState } from '../../shared/integrator/record-freshness';
 import { lineageReport } from '../../shared/report/lineage-report';
 import type { LineageReport, ReportCheckpoint, ReportPage } from '../../shared/report/report-page';
+import { escapedText } from '../../shared/schemas/escaped-text';
 import type { TrustedHead } from '../../shared/seal/trusted-head';
 import type { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { checkpointOption } from '../checkpoint-option';
@@ -87,7 +88,7 @@ export function registerReport(program: Command, ctx: CommandContext): void {
       // The text names no tamper verdict for records only awaiting integration (docs/cli.md, `report`).
       if (options.out) {
         const said = exitCode === ExitCode.AWAITING_INTEGRATION ? 'AWAITING_INTEGRATION' : lineage.verdict;
-        ctx.io.stderr(`report: wrote ${options.out} (chain ${said})\n`);
+        ctx.io.stderr(`report: wrote ${escapedText(options.out)} (chain ${said})\n`);
       } else ctx.io.stdout(text);
       ctx.exit(exitCode);
     });

@@ -52,7 +52,7 @@ export function registerVerify(program: Command, ctx: CommandContext): void {
     .option('--lineage <id>', 'verify the stored lineage of the deployed stack instead (online)')
     .option(
       '--receipt <RECEIPT.json>',
-      'or a receipt for one record (reseal export --receipt), offline: format 2 with --policy, format 1 with --log-key',
+      'or a receipt for one record (reseal export --receipt), offline: format 2 with --policy, or --log-key alone (UNWITNESSED); format 1 with --log-key',
     )
     .option(
       '--log-key <KEY>',

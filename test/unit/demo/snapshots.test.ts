@@ -1,4 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSnapshots, parseSnapshots, SnapshotFileError, sliceSnapshots } from '../../../scripts/demo/snapshots';
 
@@ -94,5 +98,33 @@ describe('slice selection', () => {
     expect(() => sliceSnapshots(snapshots, { from: 9, to: 3 })).toThrow(/after/);
     expect(() => sliceSnapshots(snapshots, { every: 0 })).toThrow(/positive integer/);
     expect(() => sliceSnapshots(snapshots, { every: 1.5 })).toThrow(/positive integer/);
+  });
+});
+
+describe('npm run demo with a hostile snapshot file: refused before anything starts, shown escaped', () => {
+  const demo = (args: string[]) =>
+    spawnSync(join('node_modules', '.bin', 'tsx'), ['scripts/demo.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
+
+  it('a key holding an ANSI sequence, in a file whose name holds one: exit 2, every line escaped', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'reseal-demo-'));
+    const file = join(dir, 'series-\u001b[31m.jsonl');
+    const line = JSON.parse(firstLine) as { env: Record<string, unknown> };
+    line.env['tool:\u001b[2Jx'] = 5;
+    await writeFile(file, `${JSON.stringify(line)}\n`);
+    const result = demo(['--snapshots', file]);
+    await rm(dir, { recursive: true });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('series-\\u001b[31m.jsonl is not a valid snapshot file');
+    expect(result.stderr).toContain('env.tool:\\u001b[2Jx');
+    expect(result.stderr).not.toContain('\u001b');
+  });
+
+  it('a missing file and an unknown flag, each holding an ANSI sequence: exit 2, escaped', () => {
+    for (const args of [['--snapshots', 'nope-\u001b[31m.jsonl'], ['--x\u001b[31m']]) {
+      const result = demo(args);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toContain('\\u001b[31m');
+      expect(result.stderr).not.toContain('\u001b');
+    }
   });
 });
