@@ -95,6 +95,22 @@ describe('reseal deploy --dry-run with no AWS account and no network', () => {
     expect(result.stdout).toContain('dynamodbReadCapacityUnitHour');
   });
 
+  it('infra/app.ts passes the table capacity context to the stack, which refuses bad values at synth with a clear error', async () => {
+    const env = { PATH: process.env.PATH ?? '', HOME: home, HTTP_PROXY: 'http://127.0.0.1:9' };
+    const refused = async (context: string[], message: RegExp) => {
+      const result = await runCli(['deploy', '--dry-run', ...context.flatMap((c) => ['-c', c])], { cwd: ROOT, env });
+      expect(result.exitCode).not.toBe(0);
+      expect(result.stderr).toMatch(message);
+    };
+    await refused(['tableCapacity=burst'], /tableCapacity: expected on-demand or provisioned, got "burst"/);
+    await refused(
+      ['tableCapacity=provisioned', 'tableMinCapacity=100', 'tableMaxCapacity=50'],
+      /tableMinCapacity 100 is above tableMaxCapacity 50/,
+    );
+    await refused(['tableCapacity=provisioned', 'tableMaxCapacity=lots'], /tableMaxCapacity: expected a whole number/);
+    await refused(['tableMinCapacity=5'], /need tableCapacity provisioned/);
+  });
+
   it('refuses destroy without --yes (exit 2), before anything runs', async () => {
     const result = await runCli(['destroy'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: home } });
     expect(result.exitCode).toBe(2);
