@@ -43,7 +43,7 @@ export const DeployEstimateShape = z.object({
   usageSource: z.string(),
   /** Per million writes with the stack's defaults (no guard window, 2 s interval, on demand). */
   usdPerMillionWrites: z.number(),
-  /** Per million writes with the guard's batching window on (`guardBatchingWindowSeconds` 1), else the defaults. */
+  /** Per million writes with the guard's batching window on (`guardBatchingWindowSeconds` 1), the rest the defaults. */
   usdPerMillionWritesWithGuardWindow: z.number(),
   usdPerMillionRecalls: z.number(),
   usdPerMonthFixed: z.number(),

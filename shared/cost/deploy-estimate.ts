@@ -9,7 +9,7 @@ import { addUsage, type Usage } from './usage';
 /** The cost target of a sparse write, dollars per million (docs/infrastructure.md, "Cost and quotas"). */
 export const TARGET_USD_PER_MILLION_WRITES = 5;
 
-/** One row of the estimate's table of alternatives: settings, what they cost a write, and what they cost the user otherwise. */
+/** One row of the estimate's table of alternatives: its settings and what they cost the user besides dollars ({@link PricedAlternative}: priced). */
 export interface DeployAlternative {
   /** Stable name of the row (`defaults`, `guardWindow`, `provisioned`, `longerInterval`). */
   readonly id: string;
