@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { App, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { TableCapacityMode } from '../shared/cost/table-capacity';
 import { headLayoutOf } from '../shared/ports/head-layout';
 import { parseTenants } from '../shared/tenancy/tenants';
 import { ResealStack } from './reseal-stack';
@@ -10,6 +11,11 @@ import { WitnessStack } from './witness-stack';
  * The CDK app: one stack, `ResealStack`. Context values (`-c name=value` or cdk.json):
  * - `removalPolicy`: `destroy` (default, development) | `retain` | `snapshot`;
  * - `deletionProtection`: `true` | `false` (default) — DynamoDB deletion protection;
+ * - `tableCapacity`: `on-demand` (default) | `provisioned` — the lineage table's billing, with
+ *   `tableMinCapacity` / `tableMaxCapacity` (whole capacity units; default 5 and 40,000) when
+ *   provisioned (the stack's props of those names);
+ * - `integrationIntervalSeconds`: the integration interval, whole seconds 1 to 300 (the stack's
+ *   prop; default `DEFAULT_INTEGRATION_INTERVAL_SECONDS`, 2);
  * - `endpointOverride`: an emulator endpoint passed to the functions as `AWS_ENDPOINT_URL`
  *   (only for emulators that do not set it themselves; never for real AWS);
  * - `maxReceiptAgeSeconds`: the guard's receipt age limit (default `DEFAULT_MAX_RECEIPT_AGE_SECONDS`, 900);
@@ -56,6 +62,9 @@ if (!removalPolicy) {
 }
 const maxReceiptAge = context('maxReceiptAgeSeconds');
 const guardWindow = context('guardBatchingWindowSeconds');
+const integrationInterval = context('integrationIntervalSeconds');
+const tableMinCapacity = context('tableMinCapacity');
+const tableMaxCapacity = context('tableMaxCapacity');
 // `-c tenants='[…]'` gives a string, cdk.json an array; parseTenants (in the stack) checks either.
 const tenantsContext: unknown = app.node.tryGetContext('tenants');
 const tenantsJson = (text: string): unknown => {
@@ -94,10 +103,17 @@ new ResealStack(app, 'ResealStack', {
   description: 'Reseal: tamper-evident, drift-aware memory for AI agents',
   removalPolicy,
   deletionProtection: context('deletionProtection') === 'true',
+  // Checked by the stack (tableCapacity: a mode it does not name, or bounds that are not whole
+  // numbers, min ≤ max, fail the synth).
+  tableCapacity: context('tableCapacity') as TableCapacityMode | undefined,
+  tableMinCapacity: tableMinCapacity === undefined ? undefined : Number(tableMinCapacity),
+  tableMaxCapacity: tableMaxCapacity === undefined ? undefined : Number(tableMaxCapacity),
   endpointOverride: context('endpointOverride'),
   maxReceiptAgeSeconds: maxReceiptAge === undefined ? undefined : Number(maxReceiptAge),
   // Checked by the stack (whole seconds, 0 to 300): a value that is no number fails the synth.
   guardBatchingWindowSeconds: guardWindow === undefined ? undefined : Number(guardWindow),
+  // Checked by the stack (whole seconds, 1 to 300).
+  integrationIntervalSeconds: integrationInterval === undefined ? undefined : Number(integrationInterval),
   tenants,
   recoveryKeys: context('recoveryKeys'),
   witness:

@@ -8,6 +8,7 @@ import {
 } from '../client/freshness-policy';
 import type { StackOutputs } from '../client/stack-outputs';
 import { remoteFreshnessPolicy } from '../functions/mcp/remote-freshness-policy';
+import { type TableCapacityMode, tableCapacity } from '../shared/cost/table-capacity';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { heartbeatThresholdSeconds } from '../shared/integrator/heartbeat-due';
 import { logNameOf } from '../shared/log/log-names';
@@ -42,6 +43,19 @@ export interface ResealStackProps extends StackProps {
   readonly removalPolicy?: RemovalPolicy;
   /** DynamoDB deletion protection on the lineage table. @default false */
   readonly deletionProtection?: boolean;
+  /**
+   * How the lineage table is billed (docs/infrastructure.md, "Provisioned capacity"): `on-demand`
+   * (per request unit; no capacity planning, $0 idle) or `provisioned` (read and write capacity
+   * auto scaled to 70 % utilization between `tableMinCapacity` and `tableMaxCapacity`: about 41 % of
+   * on demand's price per unit under steady traffic, the minimum paid idle, bursts above the
+   * capacity throttled until it scales). Checked with `tableCapacity` (shared/cost/table-capacity.ts).
+   * The witness stack's table stays on demand. @default 'on-demand'
+   */
+  readonly tableCapacity?: TableCapacityMode;
+  /** Least read and least write capacity units of a provisioned table, whole. @default DEFAULT_TABLE_MIN_CAPACITY (5) */
+  readonly tableMinCapacity?: number;
+  /** Most read and most write capacity units auto scaling may set, whole. @default DEFAULT_TABLE_MAX_CAPACITY (40,000) */
+  readonly tableMaxCapacity?: number;
   /**
    * Endpoint the functions' SDK clients call instead of AWS, passed as `AWS_ENDPOINT_URL`.
    * Only for an emulator that does not set it itself; never for real AWS.
@@ -181,6 +195,11 @@ export class ResealStack extends Stack {
     const store = new LineageStore(this, 'LineageStore', {
       removalPolicy,
       deletionProtection: props.deletionProtection ?? false,
+      capacity: tableCapacity({
+        mode: props.tableCapacity,
+        minCapacity: props.tableMinCapacity,
+        maxCapacity: props.tableMaxCapacity,
+      }),
     });
     // Three Ed25519 keys (docs/verifiable-log.md, "Keys"): the log key signs the integrator's
     // deployment checkpoints, the guard key the guard's refusals, the sealer key the sealer's

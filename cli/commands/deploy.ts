@@ -16,6 +16,7 @@ import { repositoryRoot } from '../repository-root';
 import { runCdk } from '../run-cdk';
 import { sdkConfig } from '../sdk-config';
 import { stackContext } from '../stack-context';
+import { templateDeploySettings } from '../template-deploy-settings';
 
 interface DeployOptions {
   readonly context: string[];
@@ -34,7 +35,8 @@ function contextOption(value: string, previous: string[]): string[] {
 /**
  * `reseal deploy`: deploys the stack to the configured AWS account with the project's CDK
  * (bootstrapping the environment first when it has no `CDKToolkit` stack), then prints the stack
- * outputs, the log key to pin and the cost estimate (docs/infrastructure.md, "Deploying").
+ * outputs, the log key to pin and the cost estimate for the settings the synthesized template holds
+ * (docs/infrastructure.md, "Deploying", "What a deployment costs").
  * `--dry-run` only synthesizes and estimates: no account, credentials or network.
  */
 export function registerDeploy(program: Command, ctx: CommandContext): void {
@@ -42,7 +44,7 @@ export function registerDeploy(program: Command, ctx: CommandContext): void {
     .command('deploy')
     .summary('deploy the stack with the CDK, then print its outputs, the log key and a cost estimate')
     .description(
-      'Deploys the Reseal stack to the AWS account and region of the usual SDK configuration (bootstrapping it first when needed) with the CDK of this repository, then prints the stack outputs, the log key to pin (reseal verify --receipt --log-key), and a cost estimate per million writes and recalls from the bench-measured usage and bench/prices.json. --dry-run synthesizes and estimates with no AWS account. Runs in a clone of the repository.',
+      'Deploys the Reseal stack to the AWS account and region of the usual SDK configuration (bootstrapping it first when needed) with the CDK of this repository, then prints the stack outputs, the log key to pin (reseal verify --receipt --log-key), and a cost estimate per million writes and recalls from the bench-measured usage and bench/prices.json, for the settings deployed (-c guardBatchingWindowSeconds, integrationIntervalSeconds, tableCapacity) and beside it for the alternatives. --dry-run synthesizes and estimates with no AWS account. Runs in a clone of the repository.',
     )
     .option('--dry-run', 'synthesize the stack and print the estimate; deploy nothing (no AWS account needed)')
     .option('--json', 'print the result as JSON (the reseal.deploy/1 shape, docs/cli.md); the CDK output is not shown')
@@ -110,7 +112,10 @@ export function registerDeploy(program: Command, ctx: CommandContext): void {
           JSON.parse(await readFile(join(root, 'bench', 'prices.json'), 'utf8')),
           'bench/prices.json',
         );
-        const estimate = deployEstimate(prices, await monthlyResources(join(out, 'ResealStack.template.json')));
+        // The settings the synthesized template holds (the -c values given and cdk.json's context).
+        const templateFile = join(out, 'ResealStack.template.json');
+        const settings = templateDeploySettings(JSON.parse(await readFile(templateFile, 'utf8')));
+        const estimate = deployEstimate(prices, await monthlyResources(templateFile), settings);
         if (options.json) {
           ctx.io.stdout(
             jsonText(deployShape({ stack: options.stack, dryRun: options.dryRun === true, outputs, logKey, estimate })),

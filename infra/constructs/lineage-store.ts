@@ -11,6 +11,7 @@ import {
   REJECTION_KEY_PREFIX,
   TRIAGE_REPORT_KEY_PREFIX,
 } from '../../adapters/lineage-keys';
+import { CAPACITY_TARGET_UTILIZATION_PERCENT, type TableCapacity } from '../../shared/cost/table-capacity';
 import { accountAdministersPolicy } from './account-administers-policy';
 import { allowInKeyPolicy } from './signing-key';
 
@@ -20,11 +21,17 @@ export interface LineageStoreProps {
   readonly removalPolicy: RemovalPolicy;
   /** DynamoDB deletion protection on the table. */
   readonly deletionProtection: boolean;
+  /**
+   * How the table is billed (docs/infrastructure.md, "Provisioned capacity"): on demand, or
+   * provisioned read and write capacity auto scaled between its bounds to
+   * {@link CAPACITY_TARGET_UTILIZATION_PERCENT} utilization. @default on demand
+   */
+  readonly capacity?: TableCapacity;
 }
 
 /**
- * Where lineages live: one DynamoDB table (string keys `pk`, `sk`; on demand; point-in-time
- * recovery) and the KMS HMAC_256 key that anchors record headers (docs/sealing.md), with an alias.
+ * Where lineages live: one DynamoDB table (string keys `pk`, `sk`; on demand, or provisioned and
+ * auto scaled; point-in-time recovery) and the KMS HMAC_256 key that anchors record headers (docs/sealing.md), with an alias.
  *
  * Grants are stated in domain terms so that only the sealer can sign.
  */
@@ -38,15 +45,25 @@ export class LineageStore extends Construct {
 
   constructor(scope: Construct, id: string, props: LineageStoreProps) {
     super(scope, id);
+    const provisioned = props.capacity?.mode === 'provisioned' ? props.capacity : undefined;
+    // The same construct either way, so the table keeps its logical id: switching billing modes is
+    // an update in place (AWS allows one switch to on demand a day), never a new table.
     this.table = new dynamodb.Table(this, 'Table', {
       partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
       sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      billingMode: provisioned ? dynamodb.BillingMode.PROVISIONED : dynamodb.BillingMode.PAY_PER_REQUEST,
+      ...(provisioned && { readCapacity: provisioned.minCapacity, writeCapacity: provisioned.minCapacity }),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       deletionProtection: props.deletionProtection,
       removalPolicy: props.removalPolicy,
     });
+    if (provisioned) {
+      const bounds = { minCapacity: provisioned.minCapacity, maxCapacity: provisioned.maxCapacity };
+      for (const scaling of [this.table.autoScaleReadCapacity(bounds), this.table.autoScaleWriteCapacity(bounds)]) {
+        scaling.scaleOnUtilization({ targetUtilizationPercent: CAPACITY_TARGET_UTILIZATION_PERCENT });
+      }
+    }
     this.macKey = new kms.Key(this, 'MacKey', {
       description: 'Reseal record-header MAC anchor (HMAC_256)',
       keySpec: kms.KeySpec.HMAC_256,

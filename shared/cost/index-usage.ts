@@ -391,6 +391,43 @@ export const SPARSE_HEADS_PAST_NOTICES = 0.2;
  */
 export const SPARSE_WARM_LINEAGES = 0.9;
 
+/** Lineages of the sparse scenario (docs/infrastructure.md, "Cost and quotas"), each writing once a second. */
+export const SPARSE_LINEAGES = 50;
+/** Writes a second of the sparse scenario, all lineages: {@link SPARSE_LINEAGES} at one a second. */
+export const SPARSE_WRITES_PER_SECOND = 50;
+/** The integration interval {@link SPARSE_INDEX_LOAD} is modelled at: the stack's default, 2 s. */
+export const SPARSE_INTERVAL_SECONDS = 2;
+
+/**
+ * The bench's sparse scenario at a production index with an integration interval of
+ * `intervalSeconds` (the stack's `integrationIntervalSeconds`, whole seconds ≥ 1): its
+ * {@link SPARSE_WRITES_PER_SECOND} writes × the interval per integration, every one of its
+ * {@link SPARSE_LINEAGES} lineages in each (runs of one write: a lineage writes once a second), and
+ * the sealer invocations those writes take at {@link SPARSE_SEALER_INVOCATIONS_PER_WRITE}. The
+ * counted shares ({@link SPARSE_HEADS_PAST_NOTICES}, {@link SPARSE_WARM_LINEAGES}) are kept as
+ * counted at 2 s. A longer interval spreads each integration's fixed work (its `Sign`s, its commit,
+ * its invocation, the upper tiles its lineages share) over more writes.
+ *
+ * @throws {RangeError} for an interval that is not a whole number of seconds ≥ 1
+ */
+export function sparseIndexLoad(intervalSeconds: number): IndexLoad {
+  if (!Number.isSafeInteger(intervalSeconds) || intervalSeconds < 1) {
+    throw new RangeError(`intervalSeconds must be whole seconds ≥ 1, got ${intervalSeconds}`);
+  }
+  const writes = SPARSE_WRITES_PER_SECOND * intervalSeconds;
+  return {
+    indexKeys: 1e6,
+    indexLineages: 50_000,
+    writesPerIntegration: writes,
+    lineagesPerIntegration: SPARSE_LINEAGES,
+    writesPerRun: 1,
+    sealerInvocationsPerIntegration: writes * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
+    headsPastNotices: SPARSE_HEADS_PAST_NOTICES,
+    warmLineages: SPARSE_WARM_LINEAGES,
+    measuredSealerHeadReadUnits: MEASURED_SEALER_HEAD_READ_UNITS,
+  };
+}
+
 /**
  * The bench's sparse scenario at a production index (docs/infrastructure.md, "Cost and quotas"):
  * 50 lineages writing once a second, the default 2 s interval (100 writes, 50 lineages per
@@ -401,15 +438,6 @@ export const SPARSE_WARM_LINEAGES = 0.9;
  * integrator reads no proof item for {@link SPARSE_WARM_LINEAGES} of the lineages: 50 proof items
  * an integration, not 500. A sealer invocation of 5.7 runs reads the deployment head once, 0.175
  * read units a write, of which the bench's measured write holds {@link MEASURED_SEALER_HEAD_READ_UNITS}.
+ * {@link sparseIndexLoad} at {@link SPARSE_INTERVAL_SECONDS}.
  */
-export const SPARSE_INDEX_LOAD: IndexLoad = {
-  indexKeys: 1e6,
-  indexLineages: 50_000,
-  writesPerIntegration: 100,
-  lineagesPerIntegration: 50,
-  writesPerRun: 1,
-  sealerInvocationsPerIntegration: 100 * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
-  headsPastNotices: SPARSE_HEADS_PAST_NOTICES,
-  warmLineages: SPARSE_WARM_LINEAGES,
-  measuredSealerHeadReadUnits: MEASURED_SEALER_HEAD_READ_UNITS,
-};
+export const SPARSE_INDEX_LOAD: IndexLoad = sparseIndexLoad(SPARSE_INTERVAL_SECONDS);

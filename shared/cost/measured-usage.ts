@@ -1,4 +1,9 @@
-import { indexUsagePerWrite, SPARSE_INDEX_LOAD, SPARSE_SEALER_INVOCATIONS_PER_WRITE } from './index-usage';
+import {
+  indexUsagePerWrite,
+  SPARSE_INDEX_LOAD,
+  SPARSE_SEALER_INVOCATIONS_PER_WRITE,
+  sparseIndexLoad,
+} from './index-usage';
 import type { Usage } from './usage';
 
 /**
@@ -105,8 +110,9 @@ export const SPARSE_GUARD_SHARE = {
  * - `index`: the deployment index's share of a write, modelled at 10^6 keys for the sparse
  *   scenario at its nominal rate (shared/cost/index-usage.ts): the sealer's index reads per
  *   invocation and the integrator's work per integration, amortized, less the sealer's
- *   deployment-head reads `write` already holds (`MEASURED_SEALER_HEAD_READ_UNITS`). The deploy
- *   estimate adds it to `write`.
+ *   deployment-head reads `write` already holds (`MEASURED_SEALER_HEAD_READ_UNITS`), at the
+ *   default 2 s interval; `indexAt` the same at another interval ({@link sparseIndexLoad}). The
+ *   deploy estimate adds the one of the deployment's interval to `write`.
  *
  * Read units of the functions are a lower bound (the emulator reports none for `BatchGetItem`).
  */
@@ -134,11 +140,13 @@ export const MEASURED_USAGE = {
     logsIngestedGb: 1427 / 1e9,
   },
   index: indexUsagePerWrite(SPARSE_INDEX_LOAD),
+  indexAt: (intervalSeconds: number): Usage => indexUsagePerWrite(sparseIndexLoad(intervalSeconds)),
   guard: SPARSE_GUARD_SHARE,
 } as const satisfies {
   source: string;
   write: Usage;
   recall: Usage;
   index: Usage;
+  indexAt: (intervalSeconds: number) => Usage;
   guard: Record<'unbatched' | 'batched', Usage>;
 };

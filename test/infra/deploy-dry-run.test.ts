@@ -44,8 +44,24 @@ describe('reseal deploy --dry-run with no AWS account and no network', () => {
       outputs: null,
       logKey: null,
     });
-    expect(out.estimate.priceDates).toEqual(['2026-12-05']);
+    expect(out.estimate.priceDates).toEqual(['2026-12-05', '2026-12-06']);
     expect(out.estimate.usdPerMillionWrites).toBeGreaterThan(0);
+    // The stack's defaults, read from the synthesized template, priced as the defaults' row.
+    expect(out.estimate.settings).toEqual({
+      guardBatchingWindowSeconds: 0,
+      integrationIntervalSeconds: 2,
+      tableCapacity: 'on-demand',
+      tableMinCapacity: null,
+      tableMaxCapacity: null,
+    });
+    expect(out.estimate.usdPerMillionWritesAsDeployed).toBe(out.estimate.usdPerMillionWrites);
+    expect(out.estimate.alternatives.map((a) => a.id)).toEqual([
+      'defaults',
+      'guardWindow',
+      'provisioned',
+      'longerInterval',
+    ]);
+    expect(out.estimate.targetUsdPerMillionWrites).toBe(5);
     expect(out.estimate.usdPerMillionRecalls).toBeGreaterThan(0);
     // Counted in the synthesized template: the MAC key, the log key, the guard key, the sealer key, the notice key; four alarms
     // (the dead-letter queues of residual-writes, seal-requests and integration, and triage's).
@@ -53,6 +69,46 @@ describe('reseal deploy --dry-run with no AWS account and no network', () => {
       { dimension: 'kmsKeyMonth', units: 5, usd: 5 },
       { dimension: 'cloudWatchAlarmMonth', units: 4, usd: expect.closeTo(0.4, 6) },
     ]);
+  });
+
+  it('prices the settings it synthesizes with (-c): the guard window, a provisioned table, a 10 s interval', async () => {
+    const env = { PATH: process.env.PATH ?? '', HOME: home, HTTP_PROXY: 'http://127.0.0.1:9' };
+    const context = [
+      '-c',
+      'guardBatchingWindowSeconds=1',
+      '-c',
+      'tableCapacity=provisioned',
+      '-c',
+      'integrationIntervalSeconds=10',
+    ];
+    const result = await runCli(['deploy', '--dry-run', ...context], { cwd: ROOT, env });
+    expect(result.exitCode).toBe(0);
+    const lines = result.stdout.split('\n');
+    // test/unit/shared/cost/deploy-estimate.test.ts works the figures out: $5.65 with all three, 1.1× the target.
+    expect(lines.find((l) => l.includes('per million writes ') && l.includes('as deployed'))).toMatch(
+      /\$5\.65 +as deployed: guard window 1 s, integration every 10 s, table provisioned \(5 to 40000 units, auto scaled\)/,
+    );
+    expect(lines.find((l) => l.includes('integrationIntervalSeconds=10'))).toMatch(
+      /\$5\.65 +1\.1× .*\(this deployment\)$/,
+    );
+    expect(lines.find((l) => l.includes('the defaults'))).toMatch(/\$13\.2 +2\.6× /);
+    expect(result.stdout).toContain('dynamodbReadCapacityUnitHour');
+  });
+
+  it('infra/app.ts passes the table capacity context to the stack, which refuses bad values at synth with a clear error', async () => {
+    const env = { PATH: process.env.PATH ?? '', HOME: home, HTTP_PROXY: 'http://127.0.0.1:9' };
+    const refused = async (context: string[], message: RegExp) => {
+      const result = await runCli(['deploy', '--dry-run', ...context.flatMap((c) => ['-c', c])], { cwd: ROOT, env });
+      expect(result.exitCode).not.toBe(0);
+      expect(result.stderr).toMatch(message);
+    };
+    await refused(['tableCapacity=burst'], /tableCapacity: expected on-demand or provisioned, got "burst"/);
+    await refused(
+      ['tableCapacity=provisioned', 'tableMinCapacity=100', 'tableMaxCapacity=50'],
+      /tableMinCapacity 100 is above tableMaxCapacity 50/,
+    );
+    await refused(['tableCapacity=provisioned', 'tableMaxCapacity=lots'], /tableMaxCapacity: expected a whole number/);
+    await refused(['tableMinCapacity=5'], /need tableCapacity provisioned/);
   });
 
   it('refuses destroy without --yes (exit 2), before anything runs', async () => {

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { costPerMillion } from '../../../../shared/cost/cost-per-million';
-import { deployEstimate } from '../../../../shared/cost/deploy-estimate';
+import { DEPLOY_ALTERNATIVES, type DeployEstimate, deployEstimate } from '../../../../shared/cost/deploy-estimate';
+import { DEFAULT_DEPLOY_SETTINGS, type DeploySettings } from '../../../../shared/cost/deploy-settings';
+import { indexUsagePerWrite, sparseIndexLoad } from '../../../../shared/cost/index-usage';
 import {
   MEASURED_USAGE,
   SPARSE_GUARD_INVOCATIONS_PER_WRITE,
@@ -14,14 +16,23 @@ import { addUsage } from '../../../../shared/cost/usage';
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const prices = PriceTableSchema.parse(JSON.parse(readFileSync(join(ROOT, 'bench', 'prices.json'), 'utf8')));
 
+/** The priced row `id` of the estimate's alternatives. */
+const row = (estimate: DeployEstimate, id: string) => {
+  const found = estimate.alternatives.find((a) => a.id === id);
+  if (!found) throw new Error(`no row ${id}`);
+  return found;
+};
+const provisioned = { mode: 'provisioned', minCapacity: 5, maxCapacity: 40_000 } as const;
+
 describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', () => {
   it("prices the bench's measured write with the index's modelled share, the recall, and the template's keys and alarms a month", () => {
     const estimate = deployEstimate(prices, { kmsKeyMonth: 3, cloudWatchAlarmMonth: 3 });
+    expect(estimate.settings).toEqual(DEFAULT_DEPLOY_SETTINGS);
     const sealed = addUsage(MEASURED_USAGE.write, MEASURED_USAGE.index);
     expect(estimate.write).toEqual(costPerMillion(addUsage(sealed, MEASURED_USAGE.guard.unbatched), prices));
-    expect(estimate.writeWithGuardWindow).toEqual(
-      costPerMillion(addUsage(sealed, MEASURED_USAGE.guard.batched), prices),
-    );
+    expect(row(estimate, 'defaults').write).toEqual(estimate.write);
+    const windowed = row(estimate, 'guardWindow').write;
+    expect(windowed).toEqual(costPerMillion(addUsage(sealed, MEASURED_USAGE.guard.batched), prices));
     expect(estimate.index).toEqual(costPerMillion(MEASURED_USAGE.index, prices));
     expect(estimate.recall).toEqual(costPerMillion(MEASURED_USAGE.recall, prices));
     // The recorded bench run's sealer path and the index at 10^6 keys (bench/RESULTS.md,
@@ -33,7 +44,7 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     // bits, one event per sealer invocation and the cheaper outcome proof), $4.41 of it the index in
     // tiles (docs/infrastructure.md, "The index's share").
     expect(estimate.write.usdPerMillion).toBeCloseTo(13.32, 1);
-    expect(estimate.writeWithGuardWindow.usdPerMillion).toBeCloseTo(11.64, 1);
+    expect(windowed.usdPerMillion).toBeCloseTo(11.64, 1);
     // The symmetric requests: the sealer invocation's two `GenerateMac`, one for all its records and
     // one for all its head states (0.175 invocations a write, measured: 0.35), no `VerifyMac` of the
     // head it stored itself
@@ -57,7 +68,7 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
       0.9 + 0.175 + (MEASURED_USAGE.index.lambdaRequest ?? 0),
       9,
     );
-    expect(estimate.writeWithGuardWindow.lines.find((l) => l.dimension === 'lambdaRequest')?.units).toBeCloseTo(
+    expect(windowed.lines.find((l) => l.dimension === 'lambdaRequest')?.units).toBeCloseTo(
       SPARSE_GUARD_INVOCATIONS_PER_WRITE + 0.175 + (MEASURED_USAGE.index.lambdaRequest ?? 0),
       9,
     );
@@ -72,9 +83,71 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     expect(estimate.recall.usdPerMillion).toBeCloseTo(6.73, 2);
     expect(estimate.monthly.usdPerMonth).toBeCloseTo(3.3, 6);
     expect(estimate.region).toBe('us-east-1');
-    expect(estimate.priceDates).toEqual(['2026-12-05']);
+    expect(estimate.priceDates).toEqual(['2026-12-05', '2026-12-06']);
     expect(estimate.priceSources).toContain('https://aws.amazon.com/kms/pricing/');
     expect(estimate.usageSource).toBe(MEASURED_USAGE.source);
+  });
+
+  it('prices the settings being deployed, and the alternatives against the $5 target (docs/infrastructure.md, "Provisioned capacity")', () => {
+    const resources = { kmsKeyMonth: 5, cloudWatchAlarmMonth: 4 };
+    const defaults = deployEstimate(prices, resources);
+    const at = (settings: DeploySettings) => deployEstimate(prices, resources, settings);
+    // Every row is priced as a deployment with its settings would be, and the rows are the same
+    // whatever is deployed.
+    for (const alternative of DEPLOY_ALTERNATIVES) {
+      const deployed = at(alternative.settings);
+      expect(deployed.write).toEqual(row(defaults, alternative.id).write);
+      expect(deployed.alternatives).toEqual(defaults.alternatives);
+    }
+    expect(defaults.alternatives.map((a) => a.id)).toEqual([
+      'defaults',
+      'guardWindow',
+      'provisioned',
+      'longerInterval',
+    ]);
+    expect(defaults.targetUsdPerMillionWrites).toBe(5);
+
+    // Provisioned (the guard's 1 s window on): the same counts, DynamoDB's units priced per
+    // capacity-unit-hour at 70 % utilization. Writes 7.768 units a write (the append's 4, the
+    // index's 3.768) × $0.00065 / 3600 / 0.7 = $0.2579 per million units: $2.004 (on demand
+    // $4.855); reads 23.916 units × $0.00013 / 3600 / 0.7 = $0.05159 per million: $1.234 (on demand
+    // $2.990). $11.637 − ($4.855 + $2.990) + ($2.004 + $1.234) = $7.03 per million writes.
+    const capacity = at(row(defaults, 'provisioned').settings);
+    const units = (cost: DeployEstimate['write'], dimension: string) =>
+      cost.lines.find((l) => l.dimension === dimension)?.units ?? 0;
+    expect(units(capacity.write, 'dynamodbWriteCapacityUnitHour')).toBeCloseTo(7.768254 / 3600 / 0.7, 9);
+    expect(units(capacity.write, 'dynamodbReadCapacityUnitHour')).toBeCloseTo(23.916 / 3600 / 0.7, 6);
+    expect(units(capacity.write, 'dynamodbWriteRequestUnit')).toBe(0);
+    expect(capacity.write.usdPerMillion).toBeCloseTo(7.03, 2);
+    // The minimum capacity is paid whatever the traffic: 5 RCU and 5 WCU × 730 h, $0.4745 + $2.3725.
+    expect(row(defaults, 'provisioned').usdPerMonthCapacity).toBeCloseTo(2.847, 9);
+    expect(capacity.monthly.usdPerMonth).toBeCloseTo(5.4 + 2.847, 9);
+    expect(capacity.monthly.lines.slice(2)).toEqual([
+      { dimension: 'dynamodbReadCapacityUnitHour', units: 3650, usd: expect.closeTo(0.4745, 9) },
+      { dimension: 'dynamodbWriteCapacityUnitHour', units: 3650, usd: expect.closeTo(2.3725, 9) },
+    ]);
+    // A recall's units are priced as the table is billed: its 2 WCU and 8.333 RCU, $1.25 + $1.04
+    // on demand, $0.516 + $0.430 provisioned: $6.73 → $5.38.
+    expect(capacity.recall.usdPerMillion).toBeCloseTo(5.39, 2);
+
+    // A 10 s interval: 500 writes an integration, not 100, so its fixed work (the two `Sign`s, the
+    // commit, the invocation's 2.7 GB-s) and the upper tiles its 50 lineages share are spread over
+    // five times the writes: the index's share on demand $4.41 → $2.03, and with the window and a
+    // provisioned table $5.71 per million writes, 1.14× the target.
+    expect(indexUsagePerWrite(sparseIndexLoad(10)).kmsAsymmetricRequest).toBeCloseTo(2 / 500, 9);
+    const longer = at({ ...DEFAULT_DEPLOY_SETTINGS, guardBatchingWindowSeconds: 1, integrationIntervalSeconds: 10 });
+    expect(longer.index.usdPerMillion).toBeCloseTo(2.03, 2);
+    expect(longer.write.usdPerMillion).toBeCloseTo(9.26, 2);
+    expect(row(defaults, 'longerInterval').write.usdPerMillion).toBeCloseTo(5.71, 2);
+    expect(row(defaults, 'longerInterval').settings).toEqual({
+      guardBatchingWindowSeconds: 1,
+      integrationIntervalSeconds: 10,
+      tableCapacity: provisioned,
+    });
+    // Any window of 1 s or more is priced with the share the bench counted at 1 s.
+    expect(at({ ...DEFAULT_DEPLOY_SETTINGS, guardBatchingWindowSeconds: 5 }).write).toEqual(
+      row(defaults, 'guardWindow').write,
+    );
   });
 
   it('refuses a negative resource count', () => {

@@ -22,6 +22,7 @@ import {
   SPARSE_INDEX_LOAD,
   SPARSE_WARM_LINEAGES,
   sealerIndexUsage,
+  sparseIndexLoad,
   TILE_READ_UNITS,
   TILE_WRITE_UNITS,
 } from '../../../../shared/cost/index-usage';
@@ -253,6 +254,17 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
     });
     expect(() => integratorUsage({ ...cold, warmLineages: 1.5 })).toThrow(RangeError);
     expect(() => integratorUsage({ ...cold, warmLineages: -0.1 })).toThrow(RangeError);
+  });
+
+  it('models the sparse scenario at any integration interval: 50 writes a second × the interval per integration', () => {
+    expect(sparseIndexLoad(2)).toEqual(SPARSE_INDEX_LOAD);
+    const ten = sparseIndexLoad(10);
+    expect(ten).toMatchObject({ writesPerIntegration: 500, lineagesPerIntegration: 50, writesPerRun: 1 });
+    expect(ten.sealerInvocationsPerIntegration).toBeCloseTo(87.5, 9);
+    // The integration's fixed work spread over five times the writes: its two `Sign`s, its invocation.
+    expect(indexUsagePerWrite(ten).kmsAsymmetricRequest).toBeCloseTo(2 / 500, 9);
+    expect(indexUsagePerWrite(ten).lambdaArmGbSecond).toBeCloseTo(2.7 / 500, 9);
+    for (const bad of [0, 1.5, -2, Number.NaN]) expect(() => sparseIndexLoad(bad)).toThrow(RangeError);
   });
 
   it('refuses a load that is not finite and positive', () => {
