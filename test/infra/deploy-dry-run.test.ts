@@ -84,14 +84,14 @@ describe('reseal deploy --dry-run with no AWS account and no network', () => {
     const result = await runCli(['deploy', '--dry-run', ...context], { cwd: ROOT, env });
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.split('\n');
-    // test/unit/shared/cost/deploy-estimate.test.ts works the figures out: $5.65 with all three, 1.1× the target.
+    // test/unit/shared/cost/deploy-estimate.test.ts works the figures out: $5.71 with all three, 1.1× the target.
     expect(lines.find((l) => l.includes('per million writes ') && l.includes('as deployed'))).toMatch(
-      /\$5\.65 +as deployed: guard window 1 s, integration every 10 s, table provisioned \(5 to 40000 units, auto scaled\)/,
+      /\$5\.71 +as deployed: guard window 1 s, integration every 10 s, table provisioned \(5 to 40000 units, auto scaled\)/,
     );
     expect(lines.find((l) => l.includes('integrationIntervalSeconds=10'))).toMatch(
-      /\$5\.65 +1\.1× .*\(this deployment\)$/,
+      /\$5\.71 +1\.1× .*\(this deployment\)$/,
     );
-    expect(lines.find((l) => l.includes('the defaults'))).toMatch(/\$13\.2 +2\.6× /);
+    expect(lines.find((l) => l.includes('the defaults'))).toMatch(/\$13\.3 +2\.7× /);
     expect(result.stdout).toContain('dynamodbReadCapacityUnitHour');
   });
 
