@@ -9,6 +9,7 @@ import { PriceTableSchema } from '../../shared/cost/price-table';
 import { parseInput } from '../../shared/schemas/parse';
 import { connect } from '../connect';
 import type { CommandContext } from '../context';
+import { checkDeployContext, deployContext } from '../deploy-context-check';
 import { deployEstimateText } from '../format/deploy-estimate';
 import { jsonText } from '../format/json-text';
 import { monthlyResources } from '../monthly-resources';
@@ -57,6 +58,8 @@ export function registerDeploy(program: Command, ctx: CommandContext): void {
     )
     .action(async (options: DeployOptions) => {
       const root = repositoryRoot();
+      // Before the CDK: a bad setting is one line and exit 2, with nothing bootstrapped or bundled.
+      checkDeployContext(await deployContext(root, options.context));
       const quiet = options.json === true;
       const say = (line: string) => {
         if (!quiet) ctx.io.stderr(`${line}\n`);

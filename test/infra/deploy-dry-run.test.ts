@@ -95,19 +95,23 @@ describe('reseal deploy --dry-run with no AWS account and no network', () => {
     expect(result.stdout).toContain('dynamodbReadCapacityUnitHour');
   });
 
-  it('infra/app.ts passes the table capacity context to the stack, which refuses bad values at synth with a clear error', async () => {
+  it('refuses bad table capacity context with one line and exit 2, before the CDK synthesizes anything', async () => {
     const env = { PATH: process.env.PATH ?? '', HOME: home, HTTP_PROXY: 'http://127.0.0.1:9' };
     const refused = async (context: string[], message: RegExp) => {
       const result = await runCli(['deploy', '--dry-run', ...context.flatMap((c) => ['-c', c])], { cwd: ROOT, env });
-      expect(result.exitCode).not.toBe(0);
+      expect(result.exitCode).toBe(2);
       expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
     };
     await refused(['tableCapacity=burst'], /tableCapacity: expected on-demand or provisioned, got "burst"/);
     await refused(
       ['tableCapacity=provisioned', 'tableMinCapacity=100', 'tableMaxCapacity=50'],
       /tableMinCapacity 100 is above tableMaxCapacity 50/,
     );
-    await refused(['tableCapacity=provisioned', 'tableMaxCapacity=lots'], /tableMaxCapacity: expected a whole number/);
+    await refused(
+      ['tableCapacity=provisioned', 'tableMaxCapacity=lots'],
+      /tableMaxCapacity="lots": expected whole capacity units/,
+    );
     await refused(['tableMinCapacity=5'], /need tableCapacity provisioned/);
   });
 
