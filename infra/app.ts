@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { App, Duration, RemovalPolicy } from 'aws-cdk-lib';
-import type { TableCapacityMode } from '../shared/cost/table-capacity';
+import { deploySettingsFromContext } from '../shared/cost/deploy-settings';
 import { headLayoutOf } from '../shared/ports/head-layout';
 import { parseTenants } from '../shared/tenancy/tenants';
 import { ResealStack } from './reseal-stack';
@@ -61,10 +61,19 @@ if (!removalPolicy) {
   throw new Error(`context removalPolicy=${removalPolicyName}: expected destroy, retain or snapshot`);
 }
 const maxReceiptAge = context('maxReceiptAgeSeconds');
-const guardWindow = context('guardBatchingWindowSeconds');
-const integrationInterval = context('integrationIntervalSeconds');
-const tableMinCapacity = context('tableMinCapacity');
-const tableMaxCapacity = context('tableMaxCapacity');
+// The settings the cost of a write depends on, parsed as `reseal deploy` checks them before it
+// runs the CDK (whole numbers in decimal digits, a mode the stack names): one parser for both.
+const settings = deploySettingsFromContext(
+  Object.fromEntries(
+    [
+      'guardBatchingWindowSeconds',
+      'integrationIntervalSeconds',
+      'tableCapacity',
+      'tableMinCapacity',
+      'tableMaxCapacity',
+    ].map((name) => [name, app.node.tryGetContext(name)]),
+  ),
+);
 // `-c tenants='[…]'` gives a string, cdk.json an array; parseTenants (in the stack) checks either.
 const tenantsContext: unknown = app.node.tryGetContext('tenants');
 const tenantsJson = (text: string): unknown => {
@@ -103,17 +112,13 @@ new ResealStack(app, 'ResealStack', {
   description: 'Reseal: tamper-evident, drift-aware memory for AI agents',
   removalPolicy,
   deletionProtection: context('deletionProtection') === 'true',
-  // Checked by the stack (tableCapacity: a mode it does not name, or bounds that are not whole
-  // numbers, min ≤ max, fail the synth).
-  tableCapacity: context('tableCapacity') as TableCapacityMode | undefined,
-  tableMinCapacity: tableMinCapacity === undefined ? undefined : Number(tableMinCapacity),
-  tableMaxCapacity: tableMaxCapacity === undefined ? undefined : Number(tableMaxCapacity),
+  tableCapacity: settings.tableCapacity.mode,
+  tableMinCapacity: settings.tableCapacity.mode === 'provisioned' ? settings.tableCapacity.minCapacity : undefined,
+  tableMaxCapacity: settings.tableCapacity.mode === 'provisioned' ? settings.tableCapacity.maxCapacity : undefined,
   endpointOverride: context('endpointOverride'),
   maxReceiptAgeSeconds: maxReceiptAge === undefined ? undefined : Number(maxReceiptAge),
-  // Checked by the stack (whole seconds, 0 to 300): a value that is no number fails the synth.
-  guardBatchingWindowSeconds: guardWindow === undefined ? undefined : Number(guardWindow),
-  // Checked by the stack (whole seconds, 1 to 300).
-  integrationIntervalSeconds: integrationInterval === undefined ? undefined : Number(integrationInterval),
+  guardBatchingWindowSeconds: settings.guardBatchingWindowSeconds,
+  integrationIntervalSeconds: settings.integrationIntervalSeconds,
   tenants,
   recoveryKeys: context('recoveryKeys'),
   witness:

@@ -8,6 +8,7 @@ import {
 } from '../client/freshness-policy';
 import type { StackOutputs } from '../client/stack-outputs';
 import { remoteFreshnessPolicy } from '../functions/mcp/remote-freshness-policy';
+import { MAX_BATCHING_WINDOW_SECONDS } from '../shared/cost/deploy-settings';
 import { type TableCapacityMode, tableCapacity } from '../shared/cost/table-capacity';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../shared/guard/policy';
 import { heartbeatThresholdSeconds } from '../shared/integrator/heartbeat-due';
@@ -169,8 +170,6 @@ export const DEFAULT_WITNESS_MAX_AGE_SECONDS = DEFAULT_MAX_AGE_SECONDS;
  * turns it on (`-c guardBatchingWindowSeconds=1`).
  */
 export const DEFAULT_GUARD_BATCHING_WINDOW_SECONDS = 0;
-/** The largest batching window an SQS event source takes, seconds (`MaximumBatchingWindowInSeconds`). */
-export const MAX_BATCHING_WINDOW_SECONDS = 300;
 /** Notices per integration at most (Lambda's 6 MB payload holds 500 notices of 40 residual ids each). */
 export const INTEGRATION_BATCH_SIZE = 500;
 /**

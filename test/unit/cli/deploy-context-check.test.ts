@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkDeployContext, deployContext, MAX_BATCHING_WINDOW_SECONDS } from '../../../cli/deploy-context-check';
+import { checkDeployContext, deployContext } from '../../../cli/deploy-context-check';
 import { BadInputError } from '../../../cli/errors';
-import { MAX_BATCHING_WINDOW_SECONDS as STACK_MAX_BATCHING_WINDOW_SECONDS } from '../../../infra/reseal-stack';
+import { DEFAULT_DEPLOY_SETTINGS, deploySettingsFromContext } from '../../../shared/cost/deploy-settings';
 import { runCli } from './run-cli';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -52,8 +52,24 @@ describe('checkDeployContext', () => {
     expect(() => checkDeployContext(context)).not.toThrow();
   });
 
-  it("bounds the windows as the stack does (SQS's longest batching window)", () => {
-    expect(MAX_BATCHING_WINDOW_SECONDS).toBe(STACK_MAX_BATCHING_WINDOW_SECONDS);
+  it('is the parser the CDK app takes its settings from: typed values, the defaults where unset', () => {
+    expect(deploySettingsFromContext({})).toEqual(DEFAULT_DEPLOY_SETTINGS);
+    expect(
+      deploySettingsFromContext({
+        guardBatchingWindowSeconds: '1',
+        integrationIntervalSeconds: 10,
+        tableCapacity: 'provisioned',
+        tableMaxCapacity: '100',
+      }),
+    ).toEqual({
+      guardBatchingWindowSeconds: 1,
+      integrationIntervalSeconds: 10,
+      tableCapacity: { mode: 'provisioned', minCapacity: 5, maxCapacity: 100 },
+    });
+    // `Number('0x10')` is 16: the app once deployed 16 units from it.
+    expect(() => deploySettingsFromContext({ tableCapacity: 'provisioned', tableMinCapacity: '0x10' })).toThrow(
+      'context tableMinCapacity="0x10": expected whole capacity units, 1 or more',
+    );
   });
 });
 
