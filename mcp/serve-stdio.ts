@@ -5,6 +5,15 @@ import type { ResealMcpDeps } from './reseal-mcp-deps';
 import { createResealMcpServer } from './server';
 import { strictJsonLines } from './strict-lines';
 
+/** How much of a transport error's message is shown, characters (the SDK's schema errors run to pages). */
+const SHOWN_CHARS = 300;
+
+/** A transport error in one short line: whitespace runs collapsed, cut, control characters escaped. */
+function errorLine(error: unknown): string {
+  const text = describeError(error).replace(/\s+/g, ' ').trim();
+  return escapedText(text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text);
+}
+
 /**
  * Serves {@link createResealMcpServer} on stdio until the host closes standard input. Nothing else
  * may write to standard output meanwhile (it carries the JSON-RPC messages). A message that
@@ -22,7 +31,7 @@ export async function serveStdio(deps: ResealMcpDeps): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });
-  transport.onerror = (error) => process.stderr.write(`reseal mcp: ${escapedText(describeError(error))}\n`);
+  transport.onerror = (error) => process.stderr.write(`reseal mcp: ${errorLine(error)}\n`);
   await server.connect(transport);
   await closed;
   await server.close();

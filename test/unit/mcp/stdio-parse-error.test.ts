@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('reseal mcp (stdio): a line that is not JSON', () => {
-  it('is answered -32700 with id null and named on stderr, escaped; the next tools/list is answered', async () => {
+  it('is answered -32700 with id null and named on stderr, escaped; a message of no JSON-RPC shape is named too; the next tools/list is answered', async () => {
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'reseal.mjs'), 'mcp'], {
       cwd: dir,
       env: {
@@ -46,6 +46,8 @@ describe('reseal mcp (stdio): a line that is not JSON', () => {
     };
     try {
       child.stdin.write('{"jsonrpc":"2.0","id":1,\u001b[2J not json\n');
+      // JSON, but no JSON-RPC message: the SDK's read buffer reports it to onerror, and answers nothing.
+      child.stdin.write('{"hello":"world"}\n');
       const initialize = {
         jsonrpc: '2.0',
         id: 2,
@@ -68,6 +70,11 @@ describe('reseal mcp (stdio): a line that is not JSON', () => {
       expect(named).toEqual([
         'reseal mcp: a line that is not JSON was answered Parse error (-32700): {"jsonrpc":"2.0","id":1,\\u001b[2J not json',
       ]);
+      const reported = stderr
+        .split('\n')
+        .filter((line) => line.startsWith('reseal mcp: ') && !line.includes('not JSON'));
+      expect(reported).toHaveLength(1);
+      expect(reported[0]).not.toMatch(/[\u0000-\u001f]/);
     } finally {
       child.stdin.end();
       child.kill();
