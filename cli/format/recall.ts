@@ -6,7 +6,7 @@ import {
   shownRecallRecord,
 } from '../../client/shapes/recall-shape';
 import { provenTreeText } from '../../client/tree-voucher';
-import { CLI_TRUNCATION_HINTS, truncationCheckText } from '../../client/truncation-check-text';
+import { CLI_TRUNCATION_HINTS, recallTruncationBasis, truncationCheckText } from '../../client/truncation-check-text';
 import { untrustedRecallText } from '../../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../../client/verified-recall';
 import { writtenByProven, writtenByText } from '../../client/written-by';
@@ -39,7 +39,7 @@ export function recallProofLine(recall: VerifiedRecall): string {
       ? 'no tree head proven'
       : `proven in ${provenTreeText({ size: checkpointSize, note: recall.checkpoint?.note ?? null }, recall.freshness)}`;
   const newest = newestSize === null ? '' : `; newest tree head read from the head item: ${newestSize} records`;
-  return `${proven}${newest}; truncation ${truncationCheckText(recall, CLI_TRUNCATION_HINTS)}`;
+  return `${proven}${newest}; truncation ${truncationCheckText(recallTruncationBasis(recall), CLI_TRUNCATION_HINTS)}`;
 }
 
 /** `reseal recall --json`: the {@link RecallShape} (docs/cli.md, `recall`), as `reseal_recall` answers it. */

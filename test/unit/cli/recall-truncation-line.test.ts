@@ -83,7 +83,7 @@ describe('what a recall says a rollback was checked against, on a stack that sig
     const size = recall.checks.deployment?.size ?? 0;
     const witnessed = redecided(recall, { deployment: { size, kept: false, witnessed: true, windowSeconds: 182 } });
     expect(recallProofLine(witnessed)).toContain(
-      `truncation checked against the witnessed deployment checkpoint of ${size} leaves (only a rollback older than the 182 s freshness window; nothing kept)`,
+      `truncation checked against the witnessed deployment checkpoint of ${size} leaves (it catches a rollback older than the 182 s freshness window; nothing kept)`,
     );
     const kept = redecided(recall, { deployment: { size, kept: true, witnessed: true, windowSeconds: 182 } });
     expect(recallProofLine(kept)).toContain(
