@@ -173,6 +173,15 @@ export class DeploymentChainReader {
     this.#deps = deps;
   }
 
+  /**
+   * Whether this reader keeps the deployment checkpoint it authenticates (a checkpoint store):
+   * then every chain it reads was compared with the one kept before, and a rollback behind it is
+   * refused (docs/verifiable-log.md, "Checkpoints the client keeps").
+   */
+  get keepsCheckpoint(): boolean {
+    return Boolean(this.#deps.kept);
+  }
+
   /** The policy chains are checked against. */
   policy(): Promise<FreshnessPolicy> {
     return this.#deps.policy();

@@ -25,7 +25,12 @@ import type { RecallRequest, StackPublisher } from './publisher';
 import { recallAbsence } from './recall-absence';
 import type { SeenSeals } from './seen-seals';
 import { treeVoucher } from './tree-voucher';
-import { decideRecall, type TruncationReference, type VerifiedRecall } from './verified-recall';
+import {
+  type DeploymentRollbackCheck,
+  decideRecall,
+  type TruncationReference,
+  type VerifiedRecall,
+} from './verified-recall';
 
 /** The newest signed checkpoint the client read itself before asking: proven, absent (`null`), or a finding. */
 type Newest = LatestCheckpoint | null | { readonly finding: HeadFinding };
@@ -63,6 +68,22 @@ interface ChainRead {
   readonly chain: ReadDeploymentChain;
   readonly withResidual: DeploymentChainRead['withResidual'];
   readonly policy: FreshnessPolicy;
+}
+
+/**
+ * The deployment checkpoint a verified chain was read from, as a rollback check (`kept`: the
+ * reader compared it with, and keeps it in, the client's checkpoint store); `null` when the chain
+ * verified none (unpublished, refused).
+ */
+function deploymentCheck(read: ChainRead, kept: boolean): DeploymentRollbackCheck | null {
+  const { chain, policy } = read;
+  if (chain.kind !== 'PROVEN' && chain.kind !== 'ABSENT') return null;
+  return {
+    size: chain.checkpoint.size,
+    kept,
+    witnessed: policy.witnessing === 'WITNESSED',
+    windowSeconds: policy.windowSeconds,
+  };
 }
 
 /**
@@ -292,6 +313,9 @@ export class Recalls {
       newestSize: newest && 'checkpoint' in newest ? newest.checkpoint.size : null,
       truncationCheckedAgainst: against,
       freshness: chain && freshness ? freshnessOf(freshness, chain.policy) : null,
+      deployment: chain && deploymentCheck(chain, this.#deps.freshness?.keepsCheckpoint === true),
+      keepsCheckpoints: this.#deps.log.keepsCheckpoints === true,
+      readsDeploymentLog: this.#deps.freshness !== null,
     });
   }
 

@@ -508,6 +508,14 @@ export class ResealClient {
   }
 
   /**
+   * Whether this client keeps checkpoints (`checkpointStore`): the signed lineage checkpoints and
+   * the deployment checkpoint it authenticates (docs/verifiable-log.md, "Checkpoints the client keeps").
+   */
+  get keepsCheckpoints(): boolean {
+    return this.#checkpoints !== null;
+  }
+
+  /**
    * The signed checkpoint kept for a lineage in the checkpoint store, verified again, or `null`
    * (no store, or nothing kept yet): what a rollback is checked against.
    * @throws {LogVerificationError} when the kept note does not verify

@@ -47,6 +47,22 @@ export type TruncationReference =
   /** The `{ seq, recordHash }` the caller gave (`checkpoint`, `reseal recall --checkpoint`). */
   | { readonly kind: 'GIVEN_HEAD'; readonly seq: number; readonly recordHash: string };
 
+/**
+ * The deployment checkpoint a recall's chain was read from, as a check of a rollback of proven
+ * memory (docs/deployment-log.md, "Clients"; docs/verifiable-log.md, "Checkpoints the client
+ * keeps"): with unsigned lineage checkpoints it is the only one.
+ */
+export interface DeploymentRollbackCheck {
+  /** Leaves of the deployment checkpoint the chain verified. */
+  readonly size: number;
+  /** Kept in the client's checkpoint store: the table was no older than the one kept before, else refused. */
+  readonly kept: boolean;
+  /** The policy asks for witnesses: a table older than the freshness window fails the policy. */
+  readonly witnessed: boolean;
+  /** The freshness window, seconds (maximum age + integration interval); `null` when unwitnessed. */
+  readonly windowSeconds: number | null;
+}
+
 /** What the client checked a recall against. */
 export interface RecallChecks {
   /** Size of the signed checkpoint the record was proven in, or `null` (none proven). */
@@ -61,6 +77,12 @@ export interface RecallChecks {
    * and checkpoint together, then cannot be seen: docs/verifiable-log.md, "Recall").
    */
   readonly truncationCheckedAgainst: readonly TruncationReference[];
+  /** The deployment checkpoint the recall's chain verified, or `null` (no deployment log read, none published, or refused). */
+  readonly deployment: DeploymentRollbackCheck | null;
+  /** Whether the client keeps checkpoints (a checkpoint store). */
+  readonly keepsCheckpoints: boolean;
+  /** Whether the client reads the deployment log (a store keeps its checkpoint when published). */
+  readonly readsDeploymentLog: boolean;
 }
 
 /**
@@ -145,6 +167,12 @@ export interface RecallDecisionInput {
   readonly truncationCheckedAgainst: readonly TruncationReference[];
   /** Where the recall stands against the deployment log (default `null`: not checked). */
   readonly freshness?: Freshness | null;
+  /** The deployment checkpoint the chain verified (default `null`). */
+  readonly deployment?: DeploymentRollbackCheck | null;
+  /** Whether the client keeps checkpoints (default `false`). */
+  readonly keepsCheckpoints?: boolean;
+  /** Whether the client reads the deployment log (default `false`). */
+  readonly readsDeploymentLog?: boolean;
 }
 
 /**
@@ -187,6 +215,9 @@ export function decideRecall(input: RecallDecisionInput): VerifiedRecall {
       checkpointSize: check.checkpoint?.size ?? null,
       newestSize: input.newestSize,
       truncationCheckedAgainst: input.truncationCheckedAgainst,
+      deployment: input.deployment ?? null,
+      keepsCheckpoints: input.keepsCheckpoints ?? false,
+      readsDeploymentLog: input.readsDeploymentLog ?? false,
     },
     truncationChecked: input.truncationCheckedAgainst.length > 0,
     refusal: check.refusal,

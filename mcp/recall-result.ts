@@ -4,6 +4,7 @@ import type { HeadOutput } from '../client/shapes/head-output';
 import { recallShape } from '../client/shapes/recall-shape';
 import { writtenByOutput } from '../client/shapes/written-by-output';
 import { provenTreeText } from '../client/tree-voucher';
+import { recallTruncationBasis, truncationCheckText } from '../client/truncation-check-text';
 import { untrustedRecallText } from '../client/untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../client/verified-recall';
 import { writtenByProven, writtenByText } from '../client/written-by';
@@ -20,6 +21,7 @@ import { signedCheckpointOutput } from './signed-checkpoint-output';
 import { type SnapshotUse, snapshotOutput } from './snapshot-use';
 import { toolError } from './tool-error';
 import { toolResult } from './tool-result';
+import { MCP_TRUNCATION_HINTS } from './truncation-hints';
 
 /** The `claims` map of a payload in the layout `reseal_write` writes (`{ claims, data? }`), or null. */
 function payloadClaims(payload: unknown): Record<string, JsonValue> | null {
@@ -240,7 +242,7 @@ export function recallResult(input: {
   };
   const fresh = out.freshness ? `; freshness ${out.freshness.state}` : '';
   return toolResult(
-    `${delta.verdict}: seq ${out.seq} of ${out.lineageId}, ${out.keptClaims.length} claim(s) kept, ${out.reprobeClaims.length} to re-probe; proven in ${provenTreeText(checkpoint, recall.freshness)} (truncation ${out.verification.truncationChecked ? 'checked' : 'NOT checked: no kept checkpoint'}); written by ${writtenByText(writtenBy)}${fresh}`,
+    `${delta.verdict}: seq ${out.seq} of ${out.lineageId}, ${out.keptClaims.length} claim(s) kept, ${out.reprobeClaims.length} to re-probe; proven in ${provenTreeText(checkpoint, recall.freshness)} (truncation ${truncationCheckText(recallTruncationBasis(recall), MCP_TRUNCATION_HINTS)}); written by ${writtenByText(writtenBy)}${fresh}`,
     out,
   );
 }

@@ -43,7 +43,7 @@ export interface RemoteBridgeOptions {
  */
 export async function bridgeToRemote(options: RemoteBridgeOptions): Promise<void> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const host = new StdioServerTransport(strictJsonLines(options.input, options.output), options.output);
+  const host = new StdioServerTransport(strictJsonLines(options.input, options.output, log), options.output);
   const remote = new StreamableHTTPClientTransport(options.url, { fetch: options.fetch });
   const initializeIds = new Set<RequestId>();
   const toHost = (message: JSONRPCMessage) =>

@@ -1,23 +1,37 @@
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { describeError } from '../shared/describe-error';
+import { escapedText } from '../shared/schemas/escaped-text';
 import type { ResealMcpDeps } from './reseal-mcp-deps';
 import { createResealMcpServer } from './server';
 import { strictJsonLines } from './strict-lines';
 
+/** How much of a transport error's message is shown, characters (the SDK's schema errors run to pages). */
+const SHOWN_CHARS = 300;
+
+/** A transport error in one short line: whitespace runs collapsed, cut, control characters escaped. */
+function errorLine(error: unknown): string {
+  const text = describeError(error).replace(/\s+/g, ' ').trim();
+  return escapedText(text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text);
+}
+
 /**
  * Serves {@link createResealMcpServer} on stdio until the host closes standard input. Nothing else
  * may write to standard output meanwhile (it carries the JSON-RPC messages). A message that
- * repeats a member name is answered with a JSON-RPC error and never reaches a tool
- * ({@link strictJsonLines}).
+ * repeats a member name, or a line that is not JSON, is answered with a JSON-RPC error (a line
+ * that is not JSON also named on standard error) and never reaches a tool ({@link strictJsonLines}).
  *
  * @returns when the transport has closed
  */
 export async function serveStdio(deps: ResealMcpDeps): Promise<void> {
   const server = createResealMcpServer(deps);
   const transport = new StdioServerTransport(strictJsonLines(process.stdin, process.stdout), process.stdout);
-  // Set before connect(), which chains it: resolves when the host closes standard input.
+  // Set before connect(), which chains them ahead of the SDK's own: resolves when the host closes
+  // standard input; and a message the SDK cannot read (JSON, but no JSON-RPC message) is named on
+  // standard error, escaped in one line, not dropped in silence.
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });
+  transport.onerror = (error) => process.stderr.write(`reseal mcp: ${errorLine(error)}\n`);
   await server.connect(transport);
   await closed;
   await server.close();

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { LogVerificationError } from '../../client/errors';
 import { type LineageExportEnvelope, LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import type { FreshWalk, ResealClient } from '../../client/reseal-client';
+import { truncationCheckText } from '../../client/truncation-check-text';
 import { verifyRecords } from '../../client/verify-records';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
 import type { TrustedHead } from '../../shared/seal/trusted-head';
@@ -189,7 +190,29 @@ async function verifyStoredLineage(
       keyId: client.outputs.macKeyArn,
       checkpoint,
       kept,
-      note: logNote(log),
+      note: logNote(
+        log,
+        truncationCheckText({
+          against: [
+            ...(kept?.size != null && log?.truncationChecked
+              ? [{ kind: 'KEPT_CHECKPOINT' as const, size: kept.size }]
+              : []),
+            ...(options.checkpoint ? [{ kind: 'GIVEN_HEAD' as const, ...options.checkpoint }] : []),
+          ],
+          deployment:
+            freshness?.checkpointSize == null
+              ? null
+              : {
+                  size: freshness.checkpointSize,
+                  kept: client.keepsCheckpoints,
+                  witnessed: freshness.witnessing === 'WITNESSED',
+                  windowSeconds: freshness.windowSeconds,
+                },
+          keepsCheckpoints: client.keepsCheckpoints,
+          readsDeploymentLog: freshness !== null,
+          lineageSigned: log ? log.note !== null : null,
+        }),
+      ),
       authenticatedBy: authentication,
       freshness,
       treeHead: log && { size: log.size, vouchedBy: log.vouchedBy },
@@ -215,12 +238,16 @@ async function keptCheckpointOf(
   }
 }
 
-/** The `note` line of a walk checked against its log (the signed lineage checkpoint, or the tree head the index holds). */
+/**
+ * The `note` line of a walk checked against its log (the signed lineage checkpoint, or the tree
+ * head the index holds), with what truncation was checked against ({@link truncationCheckText}).
+ */
 function logNote(
-  log: { size: number; truncationChecked: boolean; vouchedBy?: 'signed-checkpoint' | 'index' } | null,
+  log: { size: number; vouchedBy?: 'signed-checkpoint' | 'index' } | null,
+  truncation: string,
 ): string | null {
   if (!log) return null;
   const tree =
     log.vouchedBy === 'index' ? `the index's tree head of ${log.size} records` : `the signed log's ${log.size} records`;
-  return `the walk is ${tree}; truncation ${log.truncationChecked ? 'checked against the kept checkpoint' : 'NOT checked: no kept checkpoint (--checkpoint-store)'}`;
+  return `the walk is ${tree}; truncation ${truncation}`;
 }

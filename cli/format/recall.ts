@@ -6,8 +6,9 @@ import {
   shownRecallRecord,
 } from '../../client/shapes/recall-shape';
 import { provenTreeText } from '../../client/tree-voucher';
+import { CLI_TRUNCATION_HINTS, recallTruncationBasis, truncationCheckText } from '../../client/truncation-check-text';
 import { untrustedRecallText } from '../../client/untrusted-recall-text';
-import { RecallEnd, type TruncationReference, type VerifiedRecall } from '../../client/verified-recall';
+import { RecallEnd, type VerifiedRecall } from '../../client/verified-recall';
 import { writtenByProven, writtenByText } from '../../client/written-by';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
 import { fieldLines } from './field-lines';
@@ -24,24 +25,13 @@ function refusalReason(recall: VerifiedRecall): string | null {
   return untrustedRecallText(recall).reason;
 }
 
-/** What a rollback was checked against, in words. */
-function against(reference: TruncationReference): string {
-  switch (reference.kind) {
-    case 'KEPT_CHECKPOINT':
-      return `the kept checkpoint (${reference.size} records)`;
-    case 'GIVEN_CHECKPOINT':
-      return `the given trusted checkpoint (${reference.size} records)`;
-    case 'GIVEN_HEAD':
-      return `--checkpoint (seq ${reference.seq})`;
-  }
-}
-
 /**
  * The `proof` line of `reseal recall`: where the record was proven, the newest signed checkpoint
- * the client read itself, and what a rollback was checked against (or that it was not).
+ * the client read itself, and what a rollback was checked against, or what would check it
+ * ({@link truncationCheckText}).
  */
 export function recallProofLine(recall: VerifiedRecall): string {
-  const { checkpointSize, newestSize, truncationCheckedAgainst } = recall.checks;
+  const { checkpointSize, newestSize } = recall.checks;
   // What vouches for the tree (docs/verifiable-log.md, "Recall", step 6): a signature, else the
   // index entry (freshness PROVEN), else the sealer's head MAC alone, awaiting integration.
   const proven =
@@ -49,11 +39,7 @@ export function recallProofLine(recall: VerifiedRecall): string {
       ? 'no tree head proven'
       : `proven in ${provenTreeText({ size: checkpointSize, note: recall.checkpoint?.note ?? null }, recall.freshness)}`;
   const newest = newestSize === null ? '' : `; newest tree head read from the head item: ${newestSize} records`;
-  const truncation =
-    truncationCheckedAgainst.length > 0
-      ? `checked against ${truncationCheckedAgainst.map(against).join(' and ')}`
-      : 'NOT checked: no trusted checkpoint (pass --checkpoint-store to keep one, or --checkpoint)';
-  return `${proven}${newest}; truncation ${truncation}`;
+  return `${proven}${newest}; truncation ${truncationCheckText(recallTruncationBasis(recall), CLI_TRUNCATION_HINTS)}`;
 }
 
 /** `reseal recall --json`: the {@link RecallShape} (docs/cli.md, `recall`), as `reseal_recall` answers it. */

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createResealMcpServer } from '../../../mcp/server';
-import { INVALID_REQUEST_CODE, strictJsonLines } from '../../../mcp/strict-lines';
+import { INVALID_REQUEST_CODE, PARSE_ERROR_CODE, strictJsonLines } from '../../../mcp/strict-lines';
 import { expectGuarantee } from '../../helpers/guarantees';
 import { pipeline } from './pipeline';
 
@@ -18,7 +18,13 @@ async function stdioServer() {
   const input = new PassThrough();
   const output = new PassThrough();
   const server = createResealMcpServer(p.deps({ 'tool:node': 'v20.0.0' }));
-  await server.connect(new StdioServerTransport(strictJsonLines(input, output), output));
+  const logged: string[] = [];
+  await server.connect(
+    new StdioServerTransport(
+      strictJsonLines(input, output, (line) => logged.push(line)),
+      output,
+    ),
+  );
   close = () => server.close();
   const answers = new Map<unknown, Record<string, unknown>>();
   let buffered = '';
@@ -32,7 +38,7 @@ async function stdioServer() {
       end = buffered.indexOf('\n');
     }
   });
-  const answer = async (id: number) => {
+  const answer = async (id: number | null) => {
     for (let i = 0; i < 200 && !answers.has(id); i++) await new Promise((resolve) => setTimeout(resolve, 5));
     return answers.get(id);
   };
@@ -48,7 +54,7 @@ async function stdioServer() {
   );
   await answer(1);
   send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-  return { p, send, sendRaw, answer };
+  return { p, send, sendRaw, answer, logged };
 }
 
 describe('MCP stdio: a message that repeats a member name never reaches a tool (RFC 7493 §2.3)', () => {
@@ -83,5 +89,35 @@ describe('MCP stdio: a message that repeats a member name never reaches a tool (
     sendRaw('{"jsonrpc":"2.0","id":4,"method":"pi');
     sendRaw('ng"}\n');
     expect(await answer(4)).toMatchObject({ id: 4, result: {} });
+  });
+});
+
+describe('MCP stdio: a line that is not JSON is answered Parse error, and the server keeps serving (JSON-RPC 2.0, 5.1)', () => {
+  it('answers -32700 with id null, names the line escaped on the log, then answers the next tools/list', async () => {
+    const { send, answer, logged } = await stdioServer();
+    send('{"jsonrpc":"2.0","id":5,"method":"tools/list"\u001b[31m');
+    send('{"jsonrpc":"2.0","id":6,"method":"tools/list"}');
+    expect(await answer(null)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: PARSE_ERROR_CODE, message: 'Parse error' },
+    });
+    expect(((await answer(6))?.result as { tools: unknown[] } | undefined)?.tools).toHaveLength(4);
+    expect(PARSE_ERROR_CODE).toBe(-32700);
+    expect(logged).toEqual([
+      'reseal mcp: a line that is not JSON was answered Parse error (-32700): {"jsonrpc":"2.0","id":5,"method":"tools/list"\\u001b[31m',
+    ]);
+  });
+
+  it('a long line is shown cut; blank lines and a last line without a newline are no parse error', async () => {
+    const { send, sendRaw, answer, logged } = await stdioServer();
+    send('');
+    send(`x${'y'.repeat(500)}`);
+    expect(await answer(null)).toMatchObject({ error: { code: -32700 } });
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/: xy{199}… \(501 characters\)$/);
+    sendRaw('{"jsonrpc":"2.0","id":7,"method":"ping"}\n');
+    expect(await answer(7)).toMatchObject({ id: 7, result: {} });
+    expect(logged).toHaveLength(1);
   });
 });

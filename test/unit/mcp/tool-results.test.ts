@@ -393,6 +393,26 @@ describe('reseal_verify and reseal_inspect answers: the walk and the signed log 
     expect(withCaller).toMatchObject({ tailCheckedAgainst: { seq: 0, source: 'caller' }, truncationChecked: true });
   });
 
+  it('intact: the text says what truncation was checked against, as reseal_recall says it', async () => {
+    const { verification, log } = await walked();
+    const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
+    // A signed lineage checkpoint, nothing kept before and no deployment log read: what would check it.
+    expect(text(verifyResult(TEST_LINEAGE_ID, verification, log))).toContain(
+      "truncation NOT checked: nothing kept yet (a signed lineage checkpoint proven now is kept and checks the next read), and the tool's checkpoint argument not given",
+    );
+    // The stack's default: a tree head the index vouches for, no signed lineage checkpoint; the server keeps the deployment checkpoint.
+    const indexed: LogCheck = {
+      ...log,
+      latest: null,
+      treeHead: { size: 2, rootHash: new Uint8Array(32), vouchedBy: 'index', deploymentCheckpointSize: 5 },
+    };
+    const onDefault = text(verifyResult(TEST_LINEAGE_ID, verification, indexed));
+    expect(onDefault).toContain(
+      'truncation checked against the deployment checkpoint kept in the checkpoint store (no lineage checkpoint kept; this one, of 5 leaves, is no older)',
+    );
+    expect(onDefault).not.toContain('no kept checkpoint');
+  });
+
   it('the signed log does not verify though the walk does → TAMPER_DETECTED with the log’s verdict', async () => {
     const { verification, log } = await walked();
     const failing: LogCheck = { ...log, failure: { verdict: 'TRUNCATION_DETECTED', reason: 'rolled back' } };
