@@ -316,6 +316,7 @@ export class Recalls {
       deployment: chain && deploymentCheck(chain, this.#deps.freshness?.keepsCheckpoint === true),
       keepsCheckpoints: this.#deps.log.keepsCheckpoints === true,
       readsDeploymentLog: this.#deps.freshness !== null,
+      answeredBy,
     });
   }
 

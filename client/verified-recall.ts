@@ -126,7 +126,11 @@ export interface VerifiedRecall {
   readonly verdict: VerificationVerdict | null;
   /** Why, in words. */
   readonly reason: string;
-  /** Who found a `NOT_INTACT`: the client itself, or triage (its unproven claim, passed on); else `null`. */
+  /**
+   * Who found a `NOT_INTACT`: the client itself, or triage (its unproven claim, passed on); else
+   * `null`. A recall without triage (`recallDirect`) is always `client`: no triage function ran
+   * (its unproven reading says so in `reason`).
+   */
   readonly detectedBy: 'client' | 'triage' | null;
   /** The proven record (`TRIAGED`, `UNTRIAGEABLE`), else `null`. */
   readonly record: SealedRecord | null;
@@ -173,6 +177,8 @@ export interface RecallDecisionInput {
   readonly keepsCheckpoints?: boolean;
   /** Whether the client reads the deployment log (default `false`). */
   readonly readsDeploymentLog?: boolean;
+  /** Who wrote the answer: triage (default), or the client itself (`recallDirect`). */
+  readonly answeredBy?: 'triage' | 'client';
 }
 
 /**
@@ -195,10 +201,11 @@ export function decideRecall(input: RecallDecisionInput): VerifiedRecall {
       : check.verdict;
   // Triage's own finding, passed on unproven: a refusal without a record this client examined.
   const byTriage =
-    check.verdict === null ||
-    (report.outcome === TriageOutcome.REFUSED &&
-      report.refusalCode === RefusalCode.VERIFICATION_FAILED &&
-      check.record === null);
+    input.answeredBy !== 'client' &&
+    (check.verdict === null ||
+      (report.outcome === TriageOutcome.REFUSED &&
+        report.refusalCode === RefusalCode.VERIFICATION_FAILED &&
+        check.record === null));
   return {
     requestId: input.requestId,
     lineageId: input.lineageId,

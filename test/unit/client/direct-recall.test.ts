@@ -123,12 +123,15 @@ describe('ResealClient.recallDirect: a recall proven by the client alone, no eve
       "the residual-id marker of r-9 names no valid seq [this client's reading of the table, not proven]",
     );
     expect(own.record).toBeNull();
+    // No triage function ran: the finding is the client's own (unproven) reading, not triage's.
+    expect(own.detectedBy).toBe('client');
     const viaTriage = await triage.recall(request);
     expect([viaTriage.end, viaTriage.verdict, viaTriage.refusal?.code]).toEqual([
       'NOT_INTACT',
       'LINEAGE_BROKEN',
       'VERIFICATION_FAILED',
     ]);
+    expect(viaTriage.detectedBy).toBe('triage');
   });
 
   it('a table rolled back to an older signed checkpoint than the kept one is a proven TRUNCATION_DETECTED', async () => {

@@ -90,6 +90,34 @@ describe('MCP stdio: a message that repeats a member name never reaches a tool (
     sendRaw('ng"}\n');
     expect(await answer(4)).toMatchObject({ id: 4, result: {} });
   });
+
+  it('a message nested too deep to check for repeated names is refused, not passed on unchecked', async () => {
+    const { p, send, answer } = await stdioServer();
+    // 600 nested arrays put the line past the strict parser's depth: it cannot be checked.
+    const padding = `${'['.repeat(600)}${']'.repeat(600)}`;
+    send(
+      `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"reseal_recall","arguments":{"lineageId":"agent-7","pad":${padding},"env":{"tool:node":"v20.0.0","tool:node":"v22.0.0"}}}}`,
+    );
+    send('{"jsonrpc":"2.0","id":9,"method":"tools/list"}');
+    expect(await answer(8)).toMatchObject({ id: 8, error: { code: INVALID_REQUEST_CODE } });
+    expect(((await answer(9))?.result as { tools: unknown[] } | undefined)?.tools).toHaveLength(4);
+    expect(p.store.triageReports.size).toBe(0);
+  });
+
+  it('a character split across chunks reaches the server whole', async () => {
+    const input = new PassThrough();
+    const passed: string[] = [];
+    const filter = strictJsonLines(input, new PassThrough(), () => {});
+    filter.on('data', (chunk: Buffer | string) => passed.push(chunk.toString()));
+    const line = Buffer.from(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { t: 'café 😀' } })}\n`,
+    );
+    const cut = line.indexOf(Buffer.from('😀')) + 2;
+    input.write(line.subarray(0, cut));
+    input.write(line.subarray(cut));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(passed.join('')).toBe(line.toString('utf8'));
+  });
 });
 
 describe('MCP stdio: a line that is not JSON is answered Parse error, and the server keeps serving (JSON-RPC 2.0, 5.1)', () => {
