@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_TOOL_NAMES } from '../../helpers/mcp-fixtures';
+import { noAwsEnv } from '../../helpers/no-aws-env';
 
 // `reseal mcp` as a host starts it, with no stack reachable (nothing here reaches the network), fed a
 // line that is not JSON: JSON-RPC 2.0 asks for a Parse error answer, and the host must not wait.
@@ -19,13 +20,7 @@ describe('reseal mcp (stdio): a line that is not JSON', () => {
   it('is answered -32700 with id null and named on stderr, escaped; a message of no JSON-RPC shape is named too; the next tools/list is answered', async () => {
     const child = spawn(process.execPath, [join(ROOT, 'bin', 'reseal.mjs'), 'mcp'], {
       cwd: dir,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: dir,
-        AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
-        AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
-        AWS_EC2_METADATA_DISABLED: 'true',
-      },
+      env: noAwsEnv(dir),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

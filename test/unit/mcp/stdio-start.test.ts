@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectConforming } from '../../helpers/mcp-conformance';
 import { MCP_TOOL_NAMES } from '../../helpers/mcp-fixtures';
+import { noAwsEnv } from '../../helpers/no-aws-env';
 
 // `reseal mcp` as a host starts it, on a machine with no AWS set up: no region, no credentials,
 // nothing deployed. It must still start and list its tools; each call answers UNAVAILABLE naming
@@ -31,14 +32,7 @@ async function serve(env: Record<string, string>): Promise<Client> {
     command: process.execPath,
     args: [join(ROOT, 'bin', 'reseal.mjs'), 'mcp'],
     cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: dir,
-      AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
-      AWS_EC2_METADATA_DISABLED: 'true',
-      ...env,
-    },
+    env: { ...noAwsEnv(dir), ...env },
     stderr: 'ignore',
   });
   client = new Client({ name: 'reseal-start', version: '1.0.0' });
