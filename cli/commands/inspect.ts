@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { LogVerificationError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import type { ResealClient } from '../../client/reseal-client';
+import { deploymentRollbackCheckOutput } from '../../client/shapes/deployment-rollback-check-output';
 import { timelineRows } from '../../client/timeline-rows';
 import { truncationCheckText } from '../../client/truncation-check-text';
 import type { Freshness } from '../../client/verified-recall';
@@ -20,7 +21,7 @@ import { fieldLines } from '../format/field-lines';
 import { freshnessRow } from '../format/freshness';
 import { jsonText } from '../format/json-text';
 import { refusalsText } from '../format/refusals-text';
-import { timelineJson } from '../format/timeline-json';
+import { type TimelineExtras, timelineJson } from '../format/timeline-json';
 import { timelineText } from '../format/timeline-text';
 import { untrustedText } from '../format/untrusted';
 import { keptCheckpointOf } from '../kept-checkpoint-of';
@@ -61,9 +62,10 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       let records: unknown[];
       let verification: Awaited<ReturnType<typeof verifyRecords>>;
       let refusals: Awaited<ReturnType<ResealClient['readRefusals']>> | null = null;
-      // Whether the tail was checked against a checkpoint (`--lineage`: kept or given), said in
-      // both outputs, so a walk that could not see a rollback never passes for one that could.
-      let truncation: { readonly checked: boolean; readonly line: string } | null = null;
+      // What a rollback was checked against (`--lineage`: the kept lineage checkpoint or the given
+      // one, the deployment checkpoint), said in both outputs, so a walk that could not see a
+      // rollback never passes for one that could.
+      let truncation: TimelineExtras['truncation'] = null;
       // `--lineage`: where the verified head stands against the deployment log (docs/cli.md, "Freshness").
       let freshness: Freshness | null | undefined;
       // `--lineage` tied to the index: the first seq sealed past its tree head (awaiting integration).
@@ -113,10 +115,12 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
         const walked = read.walked;
         verification = walked.verification;
         awaiting = walked.indexed?.awaitingFromSeq ?? null;
+        const basis = walkTruncationBasis(client, walked, kept, options.checkpoint);
         truncation = {
           // `truncationChecked` of --json: lineage checkpoints only (kept, or --checkpoint).
           checked: options.checkpoint !== undefined || walked.log?.truncationChecked === true,
-          line: truncationCheckText(walkTruncationBasis(client, walked, kept, options.checkpoint)),
+          deployment: deploymentRollbackCheckOutput(basis.deployment),
+          line: truncationCheckText(basis),
         };
         freshness = walked.freshness;
         refusals = await client.readRefusals(lineageId); // listed after the timeline

@@ -158,9 +158,13 @@ describe('inspect --lineage on a default stack (lineage checkpoints unsigned) wo
       /^truncation: +checked against the deployment checkpoint kept in the checkpoint store \(no lineage checkpoint kept; this one, of \d+ leaves, is no older\)$/m,
     );
     expect(result.stdout).not.toContain('no kept checkpoint');
-    // --json's truncationChecked still counts lineage checkpoints only.
+    // --json: truncationChecked still counts lineage checkpoints only; rollbackChecked says what the line says.
     const json = await inspectOnDefaultStack({ checkpointStore: new MemoryCheckpointStore() }, true);
-    expect(JSON.parse(json.stdout)).toMatchObject({ truncationChecked: false });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      truncationChecked: false,
+      rollbackChecked: true,
+      rollbackCheckedAgainstDeployment: { kept: true, witnessed: false, windowSeconds: null },
+    });
   });
 
   it('without one: NOT checked, and the store suggested for the deployment checkpoint it would keep', async () => {
@@ -169,5 +173,11 @@ describe('inspect --lineage on a default stack (lineage checkpoints unsigned) wo
     expect(result.stdout).toMatch(
       /^truncation: +NOT checked: nothing kept \(lineage checkpoints are unsigned on this stack; pass --checkpoint-store to keep the deployment checkpoint, which catches a rollback, or --checkpoint\)$/m,
     );
+    const json = await inspectOnDefaultStack({}, true);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      truncationChecked: false,
+      rollbackChecked: false,
+      rollbackCheckedAgainstDeployment: null,
+    });
   });
 });
