@@ -73,8 +73,9 @@ export interface RecallChecks {
    */
   readonly newestSize: number | null;
   /**
-   * What a rollback was checked against; empty when nothing was (a restored head item, records
-   * and checkpoint together, then cannot be seen: docs/verifiable-log.md, "Recall").
+   * The lineage checkpoints only (kept or given) a rollback was checked against; empty when none
+   * was (a restored head item, records and checkpoint together, then cannot be seen by them:
+   * docs/verifiable-log.md, "Recall"; the deployment checkpoint's check is `deployment`).
    */
   readonly truncationCheckedAgainst: readonly TruncationReference[];
   /** The deployment checkpoint the recall's chain verified, or `null` (no deployment log read, none published, or refused). */
@@ -145,7 +146,10 @@ export interface VerifiedRecall {
    */
   readonly checkpoint: StoredTreeHead | null;
   readonly checks: RecallChecks;
-  /** Whether a rollback was checked at all (`checks.truncationCheckedAgainst` is not empty). */
+  /**
+   * Whether a rollback was checked against lineage checkpoints only (`checks.truncationCheckedAgainst`
+   * is not empty); the deployment checkpoint's check is `checks.deployment` (kept or witnessed).
+   */
   readonly truncationChecked: boolean;
   /** Triage's refusal, when it refused; `proven` says whether the client confirmed it. */
   readonly refusal: RecallRefusal | null;

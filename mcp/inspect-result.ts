@@ -103,7 +103,7 @@ export function inspectResult(
       conflicts: refusals.conflicts.filter((c) => !signed(c)).map(untrustedConflict),
     },
     freshness: freshnessShape(verification.freshness ?? null),
-    ...logCheckFields(log, caller),
+    ...logCheckFields(log, caller, verification.freshness ?? null),
   };
   if (found.verdict !== VerificationVerdict.VERIFIED_INTACT) {
     return walkTamperResult(lineageId, found, { ...timeline, logFailure: log.failure });

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { freshnessShape } from '../client/shapes/freshness-shape';
 import type { HeadOutput } from '../client/shapes/head-output';
-import { recallShape } from '../client/shapes/recall-shape';
+import { recallRollbackFields, recallShape } from '../client/shapes/recall-shape';
 import { writtenByOutput } from '../client/shapes/written-by-output';
 import { provenTreeText } from '../client/tree-voucher';
 import { recallTruncationBasis, truncationCheckText } from '../client/truncation-check-text';
@@ -85,6 +85,7 @@ function tamperFromRecall(recall: VerifiedRecall, triaged: boolean): CallToolRes
       checkpointSize: recall.checks.checkpointSize,
       newestCheckpointSize: recall.checks.newestSize,
       truncationChecked: recall.truncationChecked,
+      ...recallRollbackFields(recall),
       detectedBy: triaged ? (recall.detectedBy ?? 'client') : 'client',
       freshness: freshnessShape(recall.freshness),
       ...untrustedFields(recall),
@@ -180,6 +181,7 @@ export function recallResult(input: {
           verdict: null,
           checkpointSize: recall.checks.checkpointSize,
           truncationChecked: recall.truncationChecked,
+          ...recallRollbackFields(recall),
           freshness: freshnessShape(recall.freshness),
         },
       );

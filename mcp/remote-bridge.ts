@@ -11,6 +11,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { FetchLike } from '../adapters/sigv4-fetch';
 import { describeError } from '../shared/describe-error';
 import { strictJsonLines } from './strict-lines';
+import { transportErrorLine } from './transport-error-line';
 
 /** JSON-RPC error code of a request the bridge could not deliver to the remote server. */
 export const BRIDGE_DELIVERY_ERROR = -32603;
@@ -36,8 +37,9 @@ export interface RemoteBridgeOptions {
  * HTTP requests after `initialize`. A request the remote server does not answer with JSON-RPC (a
  * 403 from the gateway, a network failure) is answered to the host with a JSON-RPC error
  * ({@link BRIDGE_DELIVERY_ERROR}) naming the URL and the HTTP failure, so the host never waits
- * forever. A message that repeats a member name is refused as the local server refuses it
- * ({@link strictJsonLines}).
+ * forever. A message that repeats a member name, or a line that is not JSON, is refused as the
+ * local server refuses it ({@link strictJsonLines}); a line that is JSON but no JSON-RPC message is
+ * named on `log`, in one escaped line, as `reseal mcp` names it.
  *
  * @returns when the host closes `input`
  */
@@ -71,6 +73,9 @@ export async function bridgeToRemote(options: RemoteBridgeOptions): Promise<void
       });
     });
   };
+  // A line the host sent that is JSON but no JSON-RPC message: the SDK's read buffer reports it
+  // here and relays nothing, so it is named on the log (as `reseal mcp` names it), not dropped in silence.
+  host.onerror = (error) => log(`reseal mcp --remote: ${transportErrorLine(error)}`);
   const closed = new Promise<void>((resolve) => {
     host.onclose = resolve;
   });

@@ -1,18 +1,8 @@
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { describeError } from '../shared/describe-error';
-import { escapedText } from '../shared/schemas/escaped-text';
 import type { ResealMcpDeps } from './reseal-mcp-deps';
 import { createResealMcpServer } from './server';
 import { strictJsonLines } from './strict-lines';
-
-/** How much of a transport error's message is shown, characters (the SDK's schema errors run to pages). */
-const SHOWN_CHARS = 300;
-
-/** A transport error in one short line: whitespace runs collapsed, cut, control characters escaped. */
-function errorLine(error: unknown): string {
-  const text = describeError(error).replace(/\s+/g, ' ').trim();
-  return escapedText(text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text);
-}
+import { transportErrorLine } from './transport-error-line';
 
 /**
  * Serves {@link createResealMcpServer} on stdio until the host closes standard input. Nothing else
@@ -31,7 +21,7 @@ export async function serveStdio(deps: ResealMcpDeps): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
   });
-  transport.onerror = (error) => process.stderr.write(`reseal mcp: ${errorLine(error)}\n`);
+  transport.onerror = (error) => process.stderr.write(`reseal mcp: ${transportErrorLine(error)}\n`);
   await server.connect(transport);
   await closed;
   await server.close();

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { freshnessShape } from '../client/shapes/freshness-shape';
 import { writtenByOutput } from '../client/shapes/written-by-output';
-import { type TruncationBasis, truncationCheckText } from '../client/truncation-check-text';
+import { truncationCheckText } from '../client/truncation-check-text';
 import type { Freshness } from '../client/verified-recall';
 import { writtenByOf, writtenByText } from '../client/written-by';
 import type { ChainVerification } from '../shared/seal/chain-verification';
@@ -11,42 +11,10 @@ import { headOf } from './head-of';
 import type { LogCheck } from './log-check';
 import { logCheckFields } from './log-check-fields';
 import type { VerifyOutput } from './outputs/verify-output';
+import { serverWalkTruncationBasis } from './server-walk-truncation-basis';
 import { toolResult } from './tool-result';
 import { MCP_TRUNCATION_HINTS } from './truncation-hints';
 import { walkTamperResult, walkVerdict } from './walk-verdict';
-
-/**
- * What a walk on the server rests on against a rollback: the kept lineage checkpoint and the
- * caller's `checkpoint`, and the deployment checkpoint its chain verified, which the server keeps
- * (its checkpoint store, in memory without `RESEAL_CHECKPOINTS`).
- */
-function walkTruncationBasis(
-  verification: { readonly freshness?: Freshness | null },
-  log: LogCheck,
-  caller: TrustedHead | undefined,
-): TruncationBasis {
-  const kept = log.latest?.trusted?.size;
-  const freshness = verification.freshness ?? null;
-  const size = log.treeHead?.deploymentCheckpointSize ?? freshness?.checkpointSize ?? null;
-  return {
-    against: [
-      ...(kept === undefined ? [] : [{ kind: 'KEPT_CHECKPOINT' as const, size: kept }]),
-      ...(caller ? [{ kind: 'GIVEN_HEAD' as const, ...caller }] : []),
-    ],
-    deployment:
-      size === null
-        ? null
-        : {
-            size,
-            kept: true,
-            witnessed: freshness?.witnessing === 'WITNESSED',
-            windowSeconds: freshness?.windowSeconds ?? null,
-          },
-    keepsCheckpoints: true,
-    readsDeploymentLog: freshness !== null || size !== null,
-    lineageSigned: log.latest ? true : log.treeHead ? false : null,
-  };
-}
 
 /**
  * The answer of `reseal_verify`: the walk (every hash, link and MAC, the stored head, the tail
@@ -59,7 +27,7 @@ export function verifyResult(
   log: LogCheck,
   caller?: TrustedHead,
 ): CallToolResult {
-  const fields = logCheckFields(log, caller);
+  const fields = logCheckFields(log, caller, verification.freshness ?? null);
   const found = walkVerdict(verification, log);
   if (found.verdict !== VerificationVerdict.VERIFIED_INTACT) {
     return walkTamperResult(lineageId, found, {
@@ -85,7 +53,7 @@ export function verifyResult(
   const at = verification.head ? ` through seq ${verification.head.seq}` : '';
   const signed = fields.checkpoint ? `; signed checkpoint of ${fields.checkpoint.size} records` : '';
   return toolResult(
-    `VERIFIED_INTACT: ${lineageId}, ${verified.records} record(s)${at}${signed}; truncation ${truncationCheckText(walkTruncationBasis(verification, log, caller), MCP_TRUNCATION_HINTS)}${verified.freshness ? `; freshness ${verified.freshness.state}` : ''}${writers.map((w) => `\n  seq ${w.seq}: written by ${writtenByText(w.writtenBy)}`).join('')}`,
+    `VERIFIED_INTACT: ${lineageId}, ${verified.records} record(s)${at}${signed}; truncation ${truncationCheckText(serverWalkTruncationBasis(verification, log, caller), MCP_TRUNCATION_HINTS)}${verified.freshness ? `; freshness ${verified.freshness.state}` : ''}${writers.map((w) => `\n  seq ${w.seq}: written by ${writtenByText(w.writtenBy)}`).join('')}`,
     verified,
   );
 }

@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { LogVerificationError } from '../../client/errors';
 import { LineageExportEnvelopeSchema } from '../../client/lineage-export';
 import type { ResealClient } from '../../client/reseal-client';
+import { deploymentRollbackCheckOutput } from '../../client/shapes/deployment-rollback-check-output';
 import { timelineRows } from '../../client/timeline-rows';
+import { truncationCheckText } from '../../client/truncation-check-text';
 import type { Freshness } from '../../client/verified-recall';
 import { verifyRecords } from '../../client/verify-records';
 import { LineageNotFoundError } from '../../shared/errors';
@@ -19,13 +21,15 @@ import { fieldLines } from '../format/field-lines';
 import { freshnessRow } from '../format/freshness';
 import { jsonText } from '../format/json-text';
 import { refusalsText } from '../format/refusals-text';
-import { timelineJson } from '../format/timeline-json';
+import { type TimelineExtras, timelineJson } from '../format/timeline-json';
 import { timelineText } from '../format/timeline-text';
 import { untrustedText } from '../format/untrusted';
+import { keptCheckpointOf } from '../kept-checkpoint-of';
 import { type AnchorOptions, chooseAnchor } from '../mac-anchor-choice';
 import { progressBar } from '../progress';
 import { readJsonFile, validateFileContent } from '../read-file';
 import { walkExitCode } from '../walk-exit-code';
+import { walkTruncationBasis } from '../walk-truncation-basis';
 
 interface InspectOptions extends AnchorOptions {
   readonly checkpointStore?: string;
@@ -58,9 +62,10 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       let records: unknown[];
       let verification: Awaited<ReturnType<typeof verifyRecords>>;
       let refusals: Awaited<ReturnType<ResealClient['readRefusals']>> | null = null;
-      // Whether the tail was checked against a checkpoint (`--lineage`: kept or given), said in
-      // both outputs, so a walk that could not see a rollback never passes for one that could.
-      let truncation: { readonly checked: boolean; readonly line: string } | null = null;
+      // What a rollback was checked against (`--lineage`: the kept lineage checkpoint or the given
+      // one, the deployment checkpoint), said in both outputs, so a walk that could not see a
+      // rollback never passes for one that could.
+      let truncation: TimelineExtras['truncation'] = null;
       // `--lineage`: where the verified head stands against the deployment log (docs/cli.md, "Freshness").
       let freshness: Freshness | null | undefined;
       // `--lineage` tied to the index: the first seq sealed past its tree head (awaiting integration).
@@ -84,6 +89,8 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       } else {
         lineageId = options.lineage as string;
         const client = await connect(ctx.io, options.stack, { checkpointStore: options.checkpointStore });
+        // Read before the walk, which may replace it: its size is what the truncation line names.
+        const kept = await keptCheckpointOf(client, lineageId);
         const bar = progressBar(ctx.io, `reading ${lineageId}`, { quiet: options.json === true });
         const read = await client
           .readVerifiedLineage(lineageId, { onProgress: bar.update, ...checkpoint })
@@ -108,7 +115,13 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
         const walked = read.walked;
         verification = walked.verification;
         awaiting = walked.indexed?.awaitingFromSeq ?? null;
-        truncation = truncationLine(walked.log, options.checkpoint);
+        const basis = walkTruncationBasis(client, walked, kept, options.checkpoint);
+        truncation = {
+          // `truncationChecked` of --json: lineage checkpoints only (kept, or --checkpoint).
+          checked: options.checkpoint !== undefined || walked.log?.truncationChecked === true,
+          deployment: deploymentRollbackCheckOutput(basis.deployment),
+          line: truncationCheckText(basis),
+        };
         freshness = walked.freshness;
         refusals = await client.readRefusals(lineageId); // listed after the timeline
       }
@@ -136,23 +149,4 @@ export function registerInspect(program: Command, ctx: CommandContext): void {
       // --- end inspect refusals ---
       ctx.exit(walkExitCode(verification.verdict, awaiting));
     });
-}
-
-/**
- * What `inspect --lineage` says of truncation: checked against `--checkpoint` (the walk's tail)
- * and / or the kept signed checkpoint (`--checkpoint-store`), or NOT checked.
- */
-function truncationLine(
-  log: { readonly size: number; readonly truncationChecked: boolean } | null,
-  given: TrustedHead | undefined,
-): { readonly checked: boolean; readonly line: string } {
-  const against = [
-    ...(given ? [`--checkpoint (seq ${given.seq})`] : []),
-    ...(log?.truncationChecked ? ['the kept signed checkpoint (--checkpoint-store)'] : []),
-  ];
-  if (against.length > 0) return { checked: true, line: `checked against ${against.join(' and ')}` };
-  return {
-    checked: false,
-    line: 'NOT checked: no kept checkpoint (--checkpoint-store) and no --checkpoint; a rollback of the whole lineage cannot be seen',
-  };
 }

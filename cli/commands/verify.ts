@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { LogVerificationError } from '../../client/errors';
 import { type LineageExportEnvelope, LineageExportEnvelopeSchema } from '../../client/lineage-export';
-import type { FreshWalk, ResealClient } from '../../client/reseal-client';
+import type { FreshWalk } from '../../client/reseal-client';
 import { truncationCheckText } from '../../client/truncation-check-text';
 import { verifyRecords } from '../../client/verify-records';
 import type { ChainVerification } from '../../shared/seal/chain-verification';
@@ -13,6 +12,7 @@ import { BadInputError } from '../errors';
 import { exportHeadOf } from '../export-head';
 import { jsonText } from '../format/json-text';
 import { type VerificationContext, verificationJson, verificationText } from '../format/verification';
+import { keptCheckpointOf } from '../kept-checkpoint-of';
 import { keyIdNamedBy } from '../key-id-named-by';
 import { type AnchorOptions, chooseAnchor, MacCheck } from '../mac-anchor-choice';
 import { formerMaxAgeOption, maxAgeSeconds, maxAgeSecondsOption } from '../max-age-option';
@@ -20,6 +20,7 @@ import { progressBar } from '../progress';
 import { readSchemaFile } from '../read-file';
 import { stackKeyPin } from '../stack-key-pin';
 import { walkExitCode } from '../walk-exit-code';
+import { walkTruncationBasis } from '../walk-truncation-basis';
 import { verifyReceiptFile } from './receipt';
 
 interface VerifyOptions extends AnchorOptions {
@@ -190,52 +191,13 @@ async function verifyStoredLineage(
       keyId: client.outputs.macKeyArn,
       checkpoint,
       kept,
-      note: logNote(
-        log,
-        truncationCheckText({
-          against: [
-            ...(kept?.size != null && log?.truncationChecked
-              ? [{ kind: 'KEPT_CHECKPOINT' as const, size: kept.size }]
-              : []),
-            ...(options.checkpoint ? [{ kind: 'GIVEN_HEAD' as const, ...options.checkpoint }] : []),
-          ],
-          deployment:
-            freshness?.checkpointSize == null
-              ? null
-              : {
-                  size: freshness.checkpointSize,
-                  kept: client.keepsCheckpoints,
-                  witnessed: freshness.witnessing === 'WITNESSED',
-                  windowSeconds: freshness.windowSeconds,
-                },
-          keepsCheckpoints: client.keepsCheckpoints,
-          readsDeploymentLog: freshness !== null,
-          lineageSigned: log ? log.note !== null : null,
-        }),
-      ),
+      note: logNote(log, truncationCheckText(walkTruncationBasis(client, walked, kept, options.checkpoint))),
       authenticatedBy: authentication,
       freshness,
       treeHead: log && { size: log.size, vouchedBy: log.vouchedBy },
       awaitingFromSeq: walked.indexed?.awaitingFromSeq ?? null,
     },
   };
-}
-
-/**
- * The checkpoint kept for `lineageId` (read before the walk, which may replace it): its size,
- * `{ size: null }` when the kept note does not verify (the walk then fails citing it), or `null`.
- */
-async function keptCheckpointOf(
-  client: ResealClient,
-  lineageId: string,
-): Promise<{ readonly size: number | null } | null> {
-  try {
-    const kept = await client.keptCheckpoint(lineageId);
-    return kept ? { size: kept.size } : null;
-  } catch (error) {
-    if (error instanceof LogVerificationError) return { size: null };
-    throw error;
-  }
 }
 
 /**

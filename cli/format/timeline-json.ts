@@ -1,3 +1,4 @@
+import type { DeploymentRollbackCheckOutput } from '../../client/shapes/deployment-rollback-check-output';
 import { freshnessShape } from '../../client/shapes/freshness-shape';
 import { timelineRecordOutput } from '../../client/shapes/timeline-record-output';
 import { TIMELINE_FORMAT, type TimelineShape } from '../../client/shapes/timeline-shape';
@@ -10,7 +11,15 @@ import { type UntrustedItems, untrustedJson } from './untrusted';
 
 /** What `reseal inspect` read besides the rows: the stored lineage's checks (`--lineage` only, else absent). */
 export interface TimelineExtras {
-  readonly truncation: { readonly checked: boolean; readonly line: string } | null;
+  /**
+   * `checked`: against lineage checkpoints only; `deployment`: the deployment checkpoint it was
+   * checked against, or `null`; `line`: all of it in words.
+   */
+  readonly truncation: {
+    readonly checked: boolean;
+    readonly deployment: DeploymentRollbackCheckOutput | null;
+    readonly line: string;
+  } | null;
   readonly freshness?: Freshness | null;
   readonly awaitingFromSeq: number | null;
 }
@@ -37,6 +46,8 @@ export function timelineJson(
     records: items.rows.map((r: TimelineRow) => timelineRecordOutput(r)),
     truncationChecked: extras.truncation?.checked ?? null,
     truncation: extras.truncation?.line ?? null,
+    rollbackCheckedAgainstDeployment: extras.truncation?.deployment ?? null,
+    rollbackChecked: extras.truncation ? extras.truncation.checked || extras.truncation.deployment !== null : null,
     freshness: freshnessShape(extras.freshness ?? null),
     awaitingIntegrationFromSeq: extras.awaitingFromSeq,
     ...refusalsJson(items.rejections, items.conflicts),

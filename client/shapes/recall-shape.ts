@@ -9,6 +9,7 @@ import { untrustedRecallText } from '../untrusted-recall-text';
 import { RecallEnd, type VerifiedRecall } from '../verified-recall';
 import { writtenByProven } from '../written-by';
 import { DeltaShape, deltaShape } from './delta-shape';
+import { DeploymentRollbackCheckOutput, deploymentRollbackCheckOutput } from './deployment-rollback-check-output';
 import { FreshnessShape, freshnessShape } from './freshness-shape';
 import { WrittenByOutput, writtenByOutput } from './written-by-output';
 
@@ -62,14 +63,29 @@ export const RecallShape = z.object({
   checkpointSize: NonNegativeInt.nullable(),
   /** Records in the newest signed checkpoint the client read from the head item itself. */
   newestCheckpointSize: NonNegativeInt.nullable(),
-  /** Whether a rollback of the lineage was checked (against `truncationCheckedAgainst`). */
+  /**
+   * Whether a rollback of the lineage was checked against lineage checkpoints only (kept or given:
+   * `truncationCheckedAgainst` is not empty); `rollbackChecked` counts the deployment checkpoint too.
+   */
   truncationChecked: z.boolean(),
+  /** The lineage checkpoints only (kept or given) a rollback was checked against. */
   truncationCheckedAgainst: z.array(
     z.union([
       z.object({ kind: z.enum(['KEPT_CHECKPOINT', 'GIVEN_CHECKPOINT']), size: NonNegativeInt }),
       z.object({ kind: z.literal('GIVEN_HEAD'), seq: NonNegativeInt, recordHash: HexDigest }),
     ]),
   ),
+  /**
+   * The deployment checkpoint a rollback was checked against (kept in the checkpoint store, or
+   * cosigned by the policy's witnesses), or `null` when it checked none: on a stack with unsigned
+   * lineage checkpoints, the default, the only check besides the caller's `--checkpoint`.
+   */
+  rollbackCheckedAgainstDeployment: DeploymentRollbackCheckOutput.nullable(),
+  /**
+   * Whether a rollback was checked at all: `truncationChecked`, or `rollbackCheckedAgainstDeployment`
+   * not `null` (what the proof line's "truncation checked against …" says).
+   */
+  rollbackChecked: z.boolean(),
   untrusted: z
     .object({
       note: z.string(),
@@ -125,6 +141,20 @@ export function recallVerification(recall: VerifiedRecall): z.infer<typeof Recal
 }
 
 /**
+ * What a recall's rollback was checked against besides lineage checkpoints (`rollbackChecked`,
+ * `rollbackCheckedAgainstDeployment` of a {@link RecallShape}), for the MCP tool's refusals too.
+ */
+export function recallRollbackFields(
+  recall: Pick<VerifiedRecall, 'checks' | 'truncationChecked'>,
+): Pick<RecallShape, 'rollbackCheckedAgainstDeployment' | 'rollbackChecked'> {
+  const rollbackCheckedAgainstDeployment = deploymentRollbackCheckOutput(recall.checks.deployment);
+  return {
+    rollbackCheckedAgainstDeployment,
+    rollbackChecked: recall.truncationChecked || rollbackCheckedAgainstDeployment !== null,
+  };
+}
+
+/**
  * The {@link RecallShape} of a recall the client decided. `untrustedNote` is the producer's
  * warning over the stored answer's own words (the CLI's and the MCP server's differ in wording).
  */
@@ -153,6 +183,7 @@ export function recallShape(recall: VerifiedRecall, untrustedNote: string): Reca
     truncationCheckedAgainst: recall.checks.truncationCheckedAgainst.map((r) =>
       r.kind === 'GIVEN_HEAD' ? { kind: r.kind, seq: r.seq, recordHash: r.recordHash } : { kind: r.kind, size: r.size },
     ),
+    ...recallRollbackFields(recall),
     untrusted: text.untrusted && {
       note: untrustedNote,
       refusalReason: text.untrusted.refusalReason,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NonNegativeInt } from '../../shared/schemas/non-negative-int';
 import { VerificationVerdict } from '../../shared/seal/verification-verdict';
+import { DeploymentRollbackCheckOutput } from './deployment-rollback-check-output';
 import { FirstFailureOutput } from './first-failure-output';
 import { FreshnessShape } from './freshness-shape';
 import { ListedConflictOutput } from './listed-conflict-output';
@@ -16,7 +17,8 @@ export const TIMELINE_FORMAT = 'reseal.timeline/1';
  * camelCase, `format` `reseal.timeline/1`. `records` and `firstFailure` are the very shapes
  * `reseal_inspect` answers; the stored items the client cannot vouch for are only in `untrusted`
  * (docs/cli.md, "Untrusted data"), every string escaped. The fields of a stored lineage
- * (`truncationChecked`, `truncation`, `freshness`, `awaitingIntegrationFromSeq`) are `null` for an
+ * (`truncationChecked`, `truncation`, `rollbackCheckedAgainstDeployment`, `rollbackChecked`,
+ * `freshness`, `awaitingIntegrationFromSeq`) are `null` for an
  * export, and `rejections` and `conflicts` empty.
  */
 export const TimelineShape = z.object({
@@ -26,10 +28,20 @@ export const TimelineShape = z.object({
   /** The walk's first failure, its reason escaped (`escapedText`). */
   firstFailure: FirstFailureOutput.nullable(),
   records: z.array(TimelineRecordOutput),
-  /** `--lineage`: whether the tail was checked against `--checkpoint` or the kept signed checkpoint. */
+  /**
+   * `--lineage`: whether the tail was checked against lineage checkpoints only (`--checkpoint`, or
+   * the kept signed checkpoint); `rollbackChecked` counts the deployment checkpoint too.
+   */
   truncationChecked: z.boolean().nullable(),
-  /** `--lineage`: what the tail was checked against, in words. */
+  /** `--lineage`: what a rollback was checked against, in words (`truncationCheckText`, as `recall`'s proof line). */
   truncation: z.string().nullable(),
+  /**
+   * `--lineage`: the deployment checkpoint a rollback was checked against (kept in the checkpoint
+   * store, or cosigned by the policy's witnesses), `null` when none was (or an export).
+   */
+  rollbackCheckedAgainstDeployment: DeploymentRollbackCheckOutput.nullable(),
+  /** `--lineage`: whether a rollback was checked at all (`truncationChecked`, or the deployment checkpoint), as `truncation` says. */
+  rollbackChecked: z.boolean().nullable(),
   /** `--lineage`: where the verified head stands against the deployment log (docs/cli.md, "Freshness"). */
   freshness: FreshnessShape.nullable(),
   /** `--lineage`: the first seq sealed past the tree head the index holds (awaiting integration), or `null`. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DeploymentRollbackCheckOutput } from '../../client/shapes/deployment-rollback-check-output';
 import { HeadOutput } from '../../client/shapes/head-output';
 import { SignedCheckpointOutput } from '../../client/shapes/signed-checkpoint-output';
 import { HexDigest } from '../../shared/schemas/hex-digest';
@@ -40,8 +41,19 @@ export const LogCheckOutputFields = {
    * record of the tree head (`signed-checkpoint` or `index`, proven by the walk); `null`: neither.
    */
   tailCheckedAgainst: HeadOutput.extend({ source: z.enum(['caller', 'signed-checkpoint', 'index']) }).nullable(),
-  /** Whether a cut tail would have shown: a kept checkpoint or the caller's `checkpoint` was compared. */
+  /**
+   * Whether a cut tail would have shown by lineage checkpoints only: a kept lineage checkpoint or
+   * the caller's `checkpoint` was compared; `rollbackChecked` counts the deployment checkpoint too.
+   */
   truncationChecked: z.boolean(),
+  /**
+   * The deployment checkpoint a rollback was checked against (kept in the server's checkpoint
+   * store, or cosigned by the policy's witnesses), or `null` when none was: on a stack with
+   * unsigned lineage checkpoints, the default, the only check besides the caller's `checkpoint`.
+   */
+  rollbackCheckedAgainstDeployment: DeploymentRollbackCheckOutput.nullable(),
+  /** Whether a rollback was checked at all (`truncationChecked`, or the deployment checkpoint): what the text says. */
+  rollbackChecked: z.boolean(),
   /** The log's verifier key (C2SP vkey), to check the checkpoint elsewhere. */
   logKey: z.string(),
 };

@@ -39,8 +39,9 @@ export const RecallOutput = RecallShape.extend({
     checkpointSize: NonNegativeInt,
     /**
      * Whether the signed checkpoint was shown consistent with one kept earlier (or the caller's
-     * `checkpoint` was checked): without either, a table rolled back to an older signed state
-     * cannot be told from the real one.
+     * `checkpoint` was checked): lineage checkpoints only. Without either, a table rolled back to
+     * an older signed state cannot be told from the real one by them; `rollbackChecked` and
+     * `rollbackCheckedAgainstDeployment` count the deployment checkpoint too.
      */
     truncationChecked: z.boolean(),
     /** The signed checkpoint the record is proven in. */

@@ -2,11 +2,13 @@ import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../../cli/exit-codes';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
-import { ResealClient } from '../../../client/reseal-client';
+import { ResealClient, type ResealClientDeps } from '../../../client/reseal-client';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
+import { integratedStack } from '../../helpers/integrated-stack';
 import { appendSealed, TEST_CLIENT_KEYS } from '../../helpers/pipeline-keys';
 import { buildChain, TEST_LINEAGE_ID, testAnchor } from '../../helpers/seal-factories';
+import { testLineageId } from '../../helpers/writer-factories';
 import { runCli } from './run-cli';
 
 const OUTPUTS = TEST_CLIENT_OUTPUTS;
@@ -112,7 +114,9 @@ describe('inspect --lineage says whether truncation was checked', () => {
     await appendSealed(store, records);
     const text = await runCli(['inspect', '--lineage', TEST_LINEAGE_ID], withStore(store));
     expect(text.exitCode).toBe(ExitCode.OK);
-    expect(text.stdout).toMatch(/^truncation: +NOT checked: no kept checkpoint/m);
+    expect(text.stdout).toMatch(
+      /^truncation: +NOT checked: no trusted checkpoint \(pass --checkpoint-store to keep one, or --checkpoint\)$/m,
+    );
     const json = await runCli(['inspect', '--lineage', TEST_LINEAGE_ID, '--json'], withStore(store));
     expect(JSON.parse(json.stdout)).toMatchObject({ truncationChecked: false });
   });
@@ -127,8 +131,53 @@ describe('inspect --lineage says whether truncation was checked', () => {
     await runCli(['inspect', '--lineage', TEST_LINEAGE_ID], { cwd: tmpdir(), connect }); // keeps the checkpoint
     const again = await runCli(['inspect', '--lineage', TEST_LINEAGE_ID, '--json'], { cwd: tmpdir(), connect });
     expect(JSON.parse(again.stdout)).toMatchObject({ truncationChecked: true });
+    const text = await runCli(['inspect', '--lineage', TEST_LINEAGE_ID], { cwd: tmpdir(), connect });
+    expect(text.stdout).toMatch(/^truncation: +checked against the kept checkpoint \(2 records\)$/m);
     const head = `1:${(records[1] as { recordHash: string }).recordHash}`;
     const given = await runCli(['inspect', '--lineage', TEST_LINEAGE_ID, '--checkpoint', head], withStore(store));
     expect(given.stdout).toMatch(/^truncation: +checked against --checkpoint \(seq 1\)$/m);
+  });
+});
+
+describe('inspect --lineage on a default stack (lineage checkpoints unsigned) words truncation as recall does', () => {
+  const LINEAGE = testLineageId('lin-inspect-truncation');
+
+  async function inspectOnDefaultStack(deps: ResealClientDeps = {}, json = false) {
+    const s = integratedStack({ signLineageCheckpoints: false });
+    for (let i = 0; i < 2; i++) await s.send({ lineageId: LINEAGE, residualId: `r-${i}` });
+    await s.integrate();
+    const client = s.client({ deps });
+    const args = ['inspect', '--lineage', LINEAGE, ...(json ? ['--json'] : [])];
+    return runCli(args, { cwd: tmpdir(), connect: async () => client });
+  }
+
+  it('with a checkpoint store: checked against the deployment checkpoint kept in it, never "no kept checkpoint"', async () => {
+    const result = await inspectOnDefaultStack({ checkpointStore: new MemoryCheckpointStore() });
+    expect(result.exitCode, result.stderr).toBe(ExitCode.OK);
+    expect(result.stdout).toMatch(
+      /^truncation: +checked against the deployment checkpoint kept in the checkpoint store \(no lineage checkpoint kept; this one, of \d+ leaves, is no older\)$/m,
+    );
+    expect(result.stdout).not.toContain('no kept checkpoint');
+    // --json: truncationChecked still counts lineage checkpoints only; rollbackChecked says what the line says.
+    const json = await inspectOnDefaultStack({ checkpointStore: new MemoryCheckpointStore() }, true);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      truncationChecked: false,
+      rollbackChecked: true,
+      rollbackCheckedAgainstDeployment: { kept: true, witnessed: false, windowSeconds: null },
+    });
+  });
+
+  it('without one: NOT checked, and the store suggested for the deployment checkpoint it would keep', async () => {
+    const result = await inspectOnDefaultStack();
+    expect(result.exitCode, result.stderr).toBe(ExitCode.OK);
+    expect(result.stdout).toMatch(
+      /^truncation: +NOT checked: nothing kept \(lineage checkpoints are unsigned on this stack; pass --checkpoint-store to keep the deployment checkpoint, which catches a rollback, or --checkpoint\)$/m,
+    );
+    const json = await inspectOnDefaultStack({}, true);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      truncationChecked: false,
+      rollbackChecked: false,
+      rollbackCheckedAgainstDeployment: null,
+    });
   });
 });

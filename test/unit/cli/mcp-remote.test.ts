@@ -85,7 +85,7 @@ function hostOn(fetch: (url: string | URL, init?: RequestInit) => Promise<Respon
     input.end();
     await done;
   };
-  return { request, close, logged };
+  return { input, request, close, logged };
 }
 
 const INITIALIZE = {
@@ -116,6 +116,21 @@ describe('reseal mcp --remote (docs/mcp.md, "Remote MCP")', () => {
     expect(init.error?.message).toContain('403');
     await host.close();
     expect(host.logged.join('\n')).toContain('403');
+  });
+
+  it('names a host line that is JSON but no JSON-RPC message on its log, escaped in one line, and keeps relaying', async () => {
+    const gate = gateway();
+    const host = hostOn(sigV4Fetch({ region: 'eu-west-1', credentials: CREDENTIALS, fetch: gate.fetch }));
+    host.input.write('{"hello":"world\\u001b[2J"}\n');
+    const init = await host.request(1, 'initialize', INITIALIZE);
+    expect(init.result).toMatchObject({ serverInfo: { name: 'reseal' } });
+    await host.close();
+    const reported = host.logged.filter(
+      (line) => line.startsWith('reseal mcp --remote: ') && !line.includes(URL_.href),
+    );
+    expect(reported).toHaveLength(1);
+    expect([...(reported[0] ?? '')].every((c) => c >= ' ')).toBe(true);
+    expect(reported[0]?.length).toBeLessThanOrEqual('reseal mcp --remote: '.length + 301);
   });
 
   it('takes https URLs, and http only to a loopback emulator; the signing region comes from the host name or AWS_REGION', async () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { recallProofLine } from '../../../cli/format/recall';
+import { recallJson, recallProofLine } from '../../../cli/format/recall';
 import { MemoryCheckpointStore } from '../../../client/memory-checkpoint-store';
 import type { ResealClientDeps } from '../../../client/reseal-client';
+import { RecallShape } from '../../../client/shapes/recall-shape';
 import { decideRecall, type VerifiedRecall } from '../../../client/verified-recall';
+import { RecallOutput } from '../../../mcp/outputs/recall-output';
 import { recallResult } from '../../../mcp/recall-result';
 import type { RecallCheck } from '../../../shared/log/recall-check';
 import { inProcessTriageBus } from '../../helpers/factories';
@@ -117,5 +119,51 @@ describe('what a recall says a rollback was checked against, on a stack that sig
     });
     expect(recallProofLine(given)).toMatch(/truncation checked against --checkpoint \(seq 0\)$/);
     expect(mcpText(given)).toContain("(truncation checked against the tool's checkpoint argument (seq 0))");
+  });
+});
+
+describe('what the JSON says a rollback was checked against agrees with the text', () => {
+  const mcpOut = (recall: VerifiedRecall) =>
+    RecallOutput.parse(recallResult({ recall, snapshot: SNAPSHOT }).structuredContent);
+
+  it('the deployment checkpoint kept in the store: rollbackChecked, lineage fields unchanged (CLI and reseal_recall)', async () => {
+    const recall = await defaultStackRecall({ checkpointStore: new MemoryCheckpointStore() });
+    const size = recall.checks.deployment?.size ?? -1;
+    const expected = {
+      truncationChecked: false,
+      truncationCheckedAgainst: [],
+      rollbackChecked: true,
+      rollbackCheckedAgainstDeployment: { size, kept: true, witnessed: false, windowSeconds: null },
+    };
+    expect(RecallShape.parse(recallJson(recall))).toMatchObject(expected);
+    expect(mcpOut(recall)).toMatchObject({ ...expected, verification: { truncationChecked: false } });
+  });
+
+  it('nothing kept and unwitnessed: NOT checked in the text, rollbackChecked false in the JSON', async () => {
+    const recall = await defaultStackRecall();
+    expect(recallProofLine(recall)).toContain('truncation NOT checked');
+    const expected = { truncationChecked: false, rollbackChecked: false, rollbackCheckedAgainstDeployment: null };
+    expect(recallJson(recall)).toMatchObject(expected);
+    expect(mcpOut(recall)).toMatchObject(expected);
+  });
+
+  it('a witnessed deployment checkpoint, or a lineage checkpoint alone, counts', async () => {
+    const recall = await defaultStackRecall();
+    const size = recall.checks.deployment?.size ?? 0;
+    const witnessed = redecided(recall, { deployment: { size, kept: false, witnessed: true, windowSeconds: 182 } });
+    expect(recallJson(witnessed)).toMatchObject({
+      truncationChecked: false,
+      rollbackChecked: true,
+      rollbackCheckedAgainstDeployment: { size, kept: false, witnessed: true, windowSeconds: 182 },
+    });
+    const given = redecided(recall, {
+      deployment: null,
+      truncationCheckedAgainst: [{ kind: 'GIVEN_HEAD', seq: 0, recordHash: '0'.repeat(64) }],
+    });
+    expect(mcpOut(given)).toMatchObject({
+      truncationChecked: true,
+      rollbackChecked: true,
+      rollbackCheckedAgainstDeployment: null,
+    });
   });
 });

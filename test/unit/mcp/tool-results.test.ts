@@ -14,6 +14,7 @@ import { errorResult } from '../../../mcp/error-result';
 import { inspectResult } from '../../../mcp/inspect-result';
 import type { LogCheck } from '../../../mcp/log-check';
 import { ToolErrorCode } from '../../../mcp/outputs/tool-error-code';
+import { VerifyOutput } from '../../../mcp/outputs/verify-output';
 import { recallResult } from '../../../mcp/recall-result';
 import type { SnapshotUse } from '../../../mcp/snapshot-use';
 import { verifyResult } from '../../../mcp/verify-result';
@@ -411,6 +412,27 @@ describe('reseal_verify and reseal_inspect answers: the walk and the signed log 
       'truncation checked against the deployment checkpoint kept in the checkpoint store (no lineage checkpoint kept; this one, of 5 leaves, is no older)',
     );
     expect(onDefault).not.toContain('no kept checkpoint');
+  });
+
+  it('intact: rollbackChecked and rollbackCheckedAgainstDeployment say what the text says; truncationChecked stays lineage checkpoints only', async () => {
+    const { verification, log } = await walked();
+    expect(structured(verifyResult(TEST_LINEAGE_ID, verification, log))).toMatchObject({
+      truncationChecked: false,
+      rollbackChecked: false,
+      rollbackCheckedAgainstDeployment: null,
+    });
+    // The stack's default: the deployment checkpoint the server keeps is what a rollback was checked against.
+    const indexed: LogCheck = {
+      ...log,
+      latest: null,
+      treeHead: { size: 2, rootHash: new Uint8Array(32), vouchedBy: 'index', deploymentCheckpointSize: 5 },
+    };
+    const onDefault = verifyResult(TEST_LINEAGE_ID, verification, indexed);
+    expect(VerifyOutput.parse(structured(onDefault))).toMatchObject({
+      truncationChecked: false,
+      rollbackChecked: true,
+      rollbackCheckedAgainstDeployment: { size: 5, kept: true, witnessed: false, windowSeconds: null },
+    });
   });
 
   it('the signed log does not verify though the walk does → TAMPER_DETECTED with the log’s verdict', async () => {
