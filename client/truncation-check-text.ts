@@ -78,8 +78,9 @@ function deploymentAgainst(deployment: DeploymentRollbackCheck, lineageKept: boo
  * docs/deployment-log.md, "Clients"): the lineage checkpoints kept or given, and the deployment
  * checkpoint kept in the store or cosigned by the policy's witnesses (with unsigned lineage
  * checkpoints, a stack's default, the only one there is). When nothing checked it, says what
- * would, suggesting a checkpoint store only where it would keep something on this stack (a
- * signed lineage checkpoint, or the deployment checkpoint of a client that reads the log).
+ * would. Whether the lineage signs its checkpoints is only what the head item shows (a table
+ * writer can strip the signed checkpoint from it), so the text says so of the item, and keeps
+ * suggesting a checkpoint store to a client that has none.
  */
 export function truncationCheckText(basis: TruncationBasis, hints: TruncationHints = CLI_TRUNCATION_HINTS): string {
   const { deployment, keepsCheckpoints, readsDeploymentLog } = basis;
@@ -93,11 +94,17 @@ export function truncationCheckText(basis: TruncationBasis, hints: TruncationHin
     if (!keepsCheckpoints) return `NOT checked: no trusted checkpoint (${hints.keep} to keep one, or ${hints.head})`;
     return `NOT checked: nothing kept yet (a signed lineage checkpoint proven now is kept and checks the next read), and ${hints.head} not given`;
   }
+  // `lineageSigned` false is what the head item shows, and a table writer can strip its signed
+  // checkpoint: said as the item's state, never as the stack's, and a store is never advised against.
+  const unsigned = 'the head item carries no signed lineage checkpoint';
   if (readsDeploymentLog && !keepsCheckpoints) {
-    return `NOT checked: nothing kept (lineage checkpoints are unsigned on this stack; ${hints.keep} to keep the deployment checkpoint, which catches a rollback, or ${hints.head})`;
+    return `NOT checked: nothing kept (${unsigned}; ${hints.keep} to keep the deployment checkpoint, which catches a rollback, or ${hints.head})`;
   }
-  const why = readsDeploymentLog
-    ? 'no deployment checkpoint was authenticated'
-    : 'this client reads no deployment log, so a checkpoint store keeps nothing';
-  return `NOT checked: nothing kept (lineage checkpoints are unsigned on this stack and ${why}); only ${hints.head} checks it`;
+  if (readsDeploymentLog) {
+    return `NOT checked: nothing kept (${unsigned} and no deployment checkpoint was authenticated); ${hints.head} checks it`;
+  }
+  if (!keepsCheckpoints) {
+    return `NOT checked: ${unsigned} and this client reads no deployment log (${hints.keep} to keep a signed lineage checkpoint a later read proves, or ${hints.head})`;
+  }
+  return `NOT checked: nothing kept yet (${unsigned} and this client reads no deployment log); ${hints.head} checks it`;
 }

@@ -171,7 +171,7 @@ describe('inspect --lineage on a default stack (lineage checkpoints unsigned) wo
     const result = await inspectOnDefaultStack();
     expect(result.exitCode, result.stderr).toBe(ExitCode.OK);
     expect(result.stdout).toMatch(
-      /^truncation: +NOT checked: nothing kept \(lineage checkpoints are unsigned on this stack; pass --checkpoint-store to keep the deployment checkpoint, which catches a rollback, or --checkpoint\)$/m,
+      /^truncation: +NOT checked: nothing kept \(the head item carries no signed lineage checkpoint; pass --checkpoint-store to keep the deployment checkpoint, which catches a rollback, or --checkpoint\)$/m,
     );
     const json = await inspectOnDefaultStack({}, true);
     expect(JSON.parse(json.stdout)).toMatchObject({

@@ -75,7 +75,7 @@ describe('what a recall says a rollback was checked against, on a stack that sig
   it('without one: NOT checked, and a checkpoint store suggested for the deployment checkpoint it would keep', async () => {
     const recall = await defaultStackRecall();
     expect(recallProofLine(recall)).toMatch(
-      /truncation NOT checked: nothing kept \(lineage checkpoints are unsigned on this stack; pass --checkpoint-store to keep the deployment checkpoint, which catches a rollback, or --checkpoint\)$/,
+      /truncation NOT checked: nothing kept \(the head item carries no signed lineage checkpoint; pass --checkpoint-store to keep the deployment checkpoint, which catches a rollback, or --checkpoint\)$/,
     );
     expect(mcpText(recall)).toContain('set RESEAL_CHECKPOINTS to keep the deployment checkpoint');
   });
@@ -93,17 +93,24 @@ describe('what a recall says a rollback was checked against, on a stack that sig
     );
   });
 
-  it('a store that can keep nothing here (no deployment checkpoint read) is never suggested', async () => {
+  it("says an unsigned lineage checkpoint of the head item, a table writer's to strip, and never advises against a store", async () => {
     const recall = await defaultStackRecall();
     const noLog = redecided(recall, { deployment: null, readsDeploymentLog: false, keepsCheckpoints: false });
     expect(recallProofLine(noLog)).toMatch(
-      /truncation NOT checked: nothing kept \(lineage checkpoints are unsigned on this stack and this client reads no deployment log, so a checkpoint store keeps nothing\); only --checkpoint checks it$/,
+      /truncation NOT checked: the head item carries no signed lineage checkpoint and this client reads no deployment log \(pass --checkpoint-store to keep a signed lineage checkpoint a later read proves, or --checkpoint\)$/,
+    );
+    const noLogKeeping = redecided(recall, { deployment: null, readsDeploymentLog: false, keepsCheckpoints: true });
+    expect(recallProofLine(noLogKeeping)).toMatch(
+      /truncation NOT checked: nothing kept yet \(the head item carries no signed lineage checkpoint and this client reads no deployment log\); --checkpoint checks it$/,
     );
     const unpublished = redecided(recall, { deployment: null, keepsCheckpoints: true });
     expect(recallProofLine(unpublished)).toMatch(
-      /truncation NOT checked: nothing kept \(lineage checkpoints are unsigned on this stack and no deployment checkpoint was authenticated\); only --checkpoint checks it$/,
+      /truncation NOT checked: nothing kept \(the head item carries no signed lineage checkpoint and no deployment checkpoint was authenticated\); --checkpoint checks it$/,
     );
-    expect(recallProofLine(unpublished)).not.toContain('--checkpoint-store');
+    for (const line of [noLog, noLogKeeping, unpublished].map(recallProofLine)) {
+      expect(line).not.toContain('unsigned on this stack');
+      expect(line).not.toContain('keeps nothing');
+    }
   });
 
   it('a lineage checkpoint kept or given: as before, with the kept deployment checkpoint beside it', async () => {

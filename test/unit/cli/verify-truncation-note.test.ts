@@ -31,7 +31,7 @@ describe('reseal verify --lineage says what truncation was checked against, as r
     const result = await verifyOnDefaultStack();
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain(
-      'truncation NOT checked: nothing kept (lineage checkpoints are unsigned on this stack; pass --checkpoint-store to keep the deployment checkpoint, which catches a rollback, or --checkpoint)',
+      'truncation NOT checked: nothing kept (the head item carries no signed lineage checkpoint; pass --checkpoint-store to keep the deployment checkpoint, which catches a rollback, or --checkpoint)',
     );
   });
 });
