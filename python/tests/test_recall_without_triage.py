@@ -173,13 +173,6 @@ CASES = [
     ("edited record, signed head", edited(lineage(2, SIGNED)), "edited", {"latest": True}, False),
     ("edited record, MAC'd head", edited([*lineage(2), *heads.deployment(2)]), "edited", {"latest": True}, True),
     ("no such seq", [*lineage(2, SIGNED), *heads.deployment(2)], "not found", {"seq": 5}, True),
-    (
-        "marker naming no valid seq",
-        [*lineage(2, SIGNED), *heads.deployment(2), BAD_MARKER],
-        "marker names no valid seq",
-        {"residualId": "residual-9"},
-        True,
-    ),
 ]
 
 
@@ -337,15 +330,43 @@ def test_a_marker_edited_to_a_record_of_another_residual_id_none_seals_is_the_cl
     assert got.untrusted is not None and "no record proven in the head's tree of 2 seals it" in got.untrusted
 
 
-def test_a_marker_naming_no_valid_seq_is_triage_s_refusal_passed_on_hedged_never_not_found() -> None:
+def test_a_marker_naming_no_valid_seq_is_no_usable_marker_and_nothing_sealing_it_is_not_found() -> None:
     # Triage refuses it VERIFICATION_FAILED, LINEAGE_BROKEN (docs/pipeline.md, "Outcomes and
-    # retries"); the client's own answer is triage's, passed on as its unproven reading: NOT_INTACT,
-    # never a NOT_FOUND to act on. The TypeScript recallDirect answers the same.
-    got = direct([*lineage(2, SIGNED), *heads.deployment(2), BAD_MARKER], {"residualId": "residual-9"})
-    assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN, None)
-    assert got.reason == f"refused (VERIFICATION_FAILED): [stored text: see untrusted] {CLIENT_CLAIM}"
-    assert got.untrusted == "the residual-id marker of residual-9 names no valid seq"
-    assert got.report["refusalCode"] == "VERIFICATION_FAILED" and got.report["seq"] is None
+    # retries"), passed on hedged; the client's own answer treats it as a deleted marker: the index
+    # proves residual-9 absent, so NOT_FOUND, ABSENT as of the checkpoint. The TypeScript
+    # recallDirect answers the same.
+    items = [*lineage(2, SIGNED), *heads.deployment(2), BAD_MARKER]
+    triaged, got = recall_both(items, "marker names no valid seq", {"residualId": "residual-9"})
+    assert (triaged.end, triaged.verdict) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN), triaged.reason
+    assert (got.end, got.verdict, got.record) == ("NOT_FOUND", None, None), got.reason
+    assert got.freshness is not None and got.freshness.state == "ABSENT", got.freshness
+    assert got.report["refusalCode"] == "NOT_FOUND" and got.report["seq"] is None
+    assert "names no valid seq" in got.report["refusalReason"]
+
+
+@pytest.mark.parametrize(
+    ("what", "items", "freshness", "said"),
+    [
+        ("signed head", lineage(2, SIGNED), False, "residual residual-1 is sealed at seq 1, proven in"),
+        (
+            "MAC'd head, integrated",
+            [*lineage(2), *heads.deployment(2)],
+            True,
+            "the index maps residual residual-1 to seq 1",
+        ),
+    ],
+    ids=["signed head", "MAC'd head, integrated"],
+)
+def test_a_marker_naming_no_valid_seq_hides_no_seal_the_finding_is_that_of_a_deleted_marker(
+    what: str, items: list[dict[str, Any]], freshness: bool, said: str
+) -> None:
+    key = (LineageKeys.lineage(LINEAGE), LineageKeys.residual("residual-1"))
+    deleted = [i for i in items if (i["pk"]["S"], i["sk"]["S"]) != key]
+    got = direct(marked(items, "residual-1", -1), {"residualId": "residual-1"}, freshness=freshness)
+    gone = direct(deleted, {"residualId": "residual-1"}, freshness=freshness)
+    assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
+    assert said in got.reason and CLIENT_CLAIM not in got.reason, got.reason
+    assert decided(got) == decided(gone) and got.reason == gone.reason, (got.reason, gone.reason)
 
 
 def forged_node(items: list[dict[str, Any]], seq: int, level: int = 0) -> list[dict[str, Any]]:
