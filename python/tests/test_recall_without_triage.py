@@ -56,8 +56,8 @@ def edited(items: list[dict[str, Any]], seq: int = 1) -> list[dict[str, Any]]:
     ]
 
 
-def triage_answer(request_id: str, case: str, seq: int) -> dict[str, Any]:
-    """What triage stores for ``case`` over the same table."""
+def triage_answer(request_id: str, case: str, seq: int, residual_id: str = "residual-9") -> dict[str, Any]:
+    """What triage stores for ``case`` over the same table (``residual_id``: the one asked)."""
     base = {"formatVersion": 1, "requestId": request_id, "lineageId": LINEAGE, "completedAtMs": fixtures.NOW_MS}
     if case == "edited":
         reason = f"record {seq}: the record's hash does not match"
@@ -76,11 +76,11 @@ def triage_answer(request_id: str, case: str, seq: int) -> dict[str, Any]:
             "refusalCode": "VERIFICATION_FAILED",
         }
     if case == "marker names no valid seq":
-        reason = "the residual-id marker of residual-9 names no valid seq (9007199254740993)"
+        reason = f"the residual-id marker of {residual_id} names no valid seq (9007199254740993)"
         return {
             **base,
             "seq": None,
-            "residualId": "residual-9",
+            "residualId": residual_id,
             "outcome": "REFUSED",
             "verification": {
                 "verdict": "LINEAGE_BROKEN",
@@ -125,7 +125,8 @@ def recall_both(
     through, _ = heads.client(json.loads(json.dumps(items)), freshness=freshness)
     through._events = heads.Events()
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(through.table, "triage_report", lambda _l, r: triage_answer(r, case, seq))
+        asked = target.get("residualId", "residual-9")
+        monkeypatch.setattr(through.table, "triage_report", lambda _l, r: triage_answer(r, case, seq, asked))
         triaged = through.recall(LINEAGE, ENV, target=target, timeout_s=0)
     return triaged, direct(items, target, freshness=freshness)
 
@@ -337,7 +338,9 @@ def test_a_marker_naming_no_valid_seq_is_no_usable_marker_and_nothing_sealing_it
     # recallDirect answers the same.
     items = [*lineage(2, SIGNED), *heads.deployment(2), BAD_MARKER]
     triaged, got = recall_both(items, "marker names no valid seq", {"residualId": "residual-9"})
+    # Through triage, nothing found either: its refusal stands, hedged.
     assert (triaged.end, triaged.verdict) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN), triaged.reason
+    assert "not proven" in triaged.reason, triaged.reason
     assert (got.end, got.verdict, got.record) == ("NOT_FOUND", None, None), got.reason
     assert got.freshness is not None and got.freshness.state == "ABSENT", got.freshness
     assert got.report["refusalCode"] == "NOT_FOUND" and got.report["seq"] is None
@@ -357,16 +360,20 @@ def test_a_marker_naming_no_valid_seq_is_no_usable_marker_and_nothing_sealing_it
     ],
     ids=["signed head", "MAC'd head, integrated"],
 )
-def test_a_marker_naming_no_valid_seq_hides_no_seal_the_finding_is_that_of_a_deleted_marker(
+def test_a_seal_a_marker_naming_no_valid_seq_hides_is_proven_as_for_a_deleted_marker_with_or_without_triage(
     what: str, items: list[dict[str, Any]], freshness: bool, said: str
 ) -> None:
     key = (LineageKeys.lineage(LINEAGE), LineageKeys.residual("residual-1"))
     deleted = [i for i in items if (i["pk"]["S"], i["sk"]["S"]) != key]
-    got = direct(marked(items, "residual-1", -1), {"residualId": "residual-1"}, freshness=freshness)
+    triaged, got = recall_both(
+        marked(items, "residual-1", -1), "marker names no valid seq", {"residualId": "residual-1"}, freshness=freshness
+    )
     gone = direct(deleted, {"residualId": "residual-1"}, freshness=freshness)
     assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
     assert said in got.reason and CLIENT_CLAIM not in got.reason, got.reason
     assert decided(got) == decided(gone) and got.reason == gone.reason, (got.reason, gone.reason)
+    # Triage refuses it LINEAGE_BROKEN; the client reads the same marker and proves the same seal.
+    assert decided(triaged) == decided(got) and triaged.reason == got.reason, (triaged.reason, got.reason)
 
 
 def forged_node(items: list[dict[str, Any]], seq: int, level: int = 0) -> list[dict[str, Any]]:

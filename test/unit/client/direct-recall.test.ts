@@ -111,7 +111,7 @@ describe('ResealClient.recallDirect: a recall proven by the client alone, no eve
     expect(recall.record).toBeNull();
   });
 
-  it('a residual-id marker naming no valid seq is no usable marker: its hidden seal is proven as for a deleted marker, never an unproven LINEAGE_BROKEN', async () => {
+  it('a residual-id marker naming no valid seq is no usable marker: its hidden seal is proven as for a deleted marker, with or without triage', async () => {
     const edited = await signedLineage();
     const deleted = await signedLineage();
     // What the table adapter reads of a marker whose seq is no seq (text, or past 2^53 − 1).
@@ -127,22 +127,33 @@ describe('ResealClient.recallDirect: a recall proven by the client alone, no eve
     expect(own.record).toBeNull();
     const gone = await deleted.direct.recallDirect(request);
     expect([own.end, own.verdict, own.reason]).toEqual([gone.end, gone.verdict, gone.reason]);
-    // Triage keeps its refusal (docs/pipeline.md, "Outcomes and retries"), passed on hedged.
+    // Triage refuses it LINEAGE_BROKEN (docs/pipeline.md, "Outcomes and retries"); the client,
+    // reading the same marker, searches as for a deleted one and proves the seal it hides.
     const viaTriage = await edited.triage.recall(request);
-    expect([viaTriage.end, viaTriage.verdict, viaTriage.refusal?.code]).toEqual([
-      'NOT_INTACT',
-      'LINEAGE_BROKEN',
-      'VERIFICATION_FAILED',
+    expect(viaTriage.refusal?.code).toBe('VERIFICATION_FAILED');
+    expect([viaTriage.end, viaTriage.verdict, viaTriage.reason, viaTriage.detectedBy]).toEqual([
+      own.end,
+      own.verdict,
+      own.reason,
+      'client',
     ]);
   });
 
   it('a residual-id marker naming no valid seq whose residual id nothing seals is NOT_FOUND, saying why', async () => {
-    const { store, direct } = await signedLineage();
+    const { store, direct, triage } = await signedLineage();
     store.markers.set(markerKey(LINEAGE, 'r-9'), { lineageId: LINEAGE, seq: -1 });
     const own = await direct.recallDirect({ lineageId: LINEAGE, target: { residualId: 'r-9' }, currentEnv: ENV });
     expect([own.end, own.verdict, own.refusal?.code]).toEqual(['NOT_FOUND', null, 'NOT_FOUND']);
     expect(own.reason).toContain('the residual-id marker of r-9 names no valid seq');
     expect(own.record).toBeNull();
+    // Through triage, nothing found either: its refusal is passed on hedged, as triage's claim.
+    const viaTriage = await triage.recall({ lineageId: LINEAGE, target: { residualId: 'r-9' }, currentEnv: ENV });
+    expect([viaTriage.end, viaTriage.verdict, viaTriage.refusal?.code, viaTriage.detectedBy]).toEqual([
+      'NOT_INTACT',
+      'LINEAGE_BROKEN',
+      'VERIFICATION_FAILED',
+      'triage',
+    ]);
   });
 
   it('a table rolled back to an older signed checkpoint than the kept one is a proven TRUNCATION_DETECTED', async () => {
