@@ -258,7 +258,12 @@ export class Recalls {
     if (check.verdict === null && check.refusal)
       check = await this.#checkRefusal(request, check, newest, trusted, chain?.chain ?? null);
     let hiddenSealFound = false;
-    if ('residualId' in target && answeredBy === 'triage' && (await this.#markerLocatesNothing(request, check))) {
+    if (
+      'residualId' in target &&
+      answeredBy === 'triage' &&
+      answer.proof === null &&
+      (await this.#markerLocatesNothing(request, check))
+    ) {
       // Triage's refusal of a marker naming no valid seq (`LINEAGE_BROKEN`) is its unproven word,
       // and such a marker may hide a seal: searched as for a deleted marker (docs/verifiable-log.md,
       // "Recall"). A seal proven replaces the refusal; none found leaves it, as triage's claim.
@@ -345,7 +350,7 @@ export class Recalls {
   }
 
   /**
-   * Whether `check` is triage's unproven `VERIFICATION_FAILED` (no record) for a residual id whose
+   * Whether `check` is triage's unproven `VERIFICATION_FAILED` (no proof, no record) for a residual id whose
    * marker, as read here, names no valid seq (not a safe integer ≥ 0): a marker that locates
    * nothing, as a deleted one.
    */
