@@ -32,8 +32,8 @@ export interface LocalRecallReads {
  * that tree, the consistency proof from `trusted`, and the delta against `request.currentEnv`.
  * A marker that leads to a record of another residual id only locates: the record of the residual
  * id is searched for in that tree, and none found is a `VERIFICATION_FAILED` refusal
- * (`UNVERIFIED_TAMPER_RISK`), never a finding against the lineage. A marker naming no valid seq is
- * refused as triage refuses it (`VERIFICATION_FAILED`, `LINEAGE_BROKEN`).
+ * (`UNVERIFIED_TAMPER_RISK`), never a finding against the lineage. A marker naming no valid seq is no
+ * usable marker: `NOT_FOUND`, as a deleted one, so the recall searches for a seal it hides.
  * Refusals are triage's (`NOT_FOUND`, `VERIFICATION_FAILED`, `MANIFEST_UNTRIAGEABLE`). It is an
  * answer like triage's, not a verdict: `Recalls` decides it with the same steps, so nothing read
  * here is acted on before it is proven.
@@ -95,13 +95,13 @@ export async function localRecallAnswer(
     const location = await reads.store.findByResidualId(lineageId, target.residualId);
     seq = location && location.lineageId === lineageId ? location.seq : null;
     if (seq !== null && !(Number.isSafeInteger(seq) && seq >= 0)) {
-      // No record can sit there: the marker is edited. Refused as triage refuses it
-      // (`LINEAGE_BROKEN`, docs/pipeline.md, "Outcomes and retries"), never "not found".
+      // No record can sit there: the marker is edited, so it locates nothing, as a deleted one.
+      // NOT_FOUND lets `Recalls` search the index and the records past it, which prove a seal it
+      // hides (docs/verifiable-log.md, "Without triage"); nothing proves the lineage broken.
       return refused(
-        RefusalCode.VERIFICATION_FAILED,
-        `the residual-id marker of ${target.residualId} names no valid seq`,
+        RefusalCode.NOT_FOUND,
+        `no usable marker: the residual-id marker of ${target.residualId} names no valid seq`,
         null,
-        V.LINEAGE_BROKEN,
       );
     }
   }

@@ -257,6 +257,33 @@ export class Recalls {
     }
     if (check.verdict === null && check.refusal)
       check = await this.#checkRefusal(request, check, newest, trusted, chain?.chain ?? null);
+    let hiddenSealFound = false;
+    if (
+      'residualId' in target &&
+      answeredBy === 'triage' &&
+      answer.proof === null &&
+      (await this.#markerLocatesNothing(request, check))
+    ) {
+      // Triage's refusal of a marker naming no valid seq (`LINEAGE_BROKEN`) is its unproven word,
+      // and such a marker may hide a seal: searched as for a deleted marker (docs/verifiable-log.md,
+      // "Recall"). A seal proven replaces the refusal; none found leaves it, as triage's claim.
+      const indexed = chain ? decideAbsence(chain.chain, { residualId: target.residualId }) : null;
+      const past = indexed?.finding
+        ? null
+        : await recallAbsence(
+            this.#deps.log,
+            { lineageId, residualId: target.residualId },
+            newest && 'checkpoint' in newest ? newest : null,
+            chain?.chain ?? null,
+            indexed,
+          );
+      const found = indexed?.finding ?? past?.finding ?? null;
+      if (found) {
+        check = { ...check, verdict: found.verdict, reason: found.reason };
+        freshness = indexed?.finding ? indexed : (past?.freshness ?? null);
+        hiddenSealFound = true;
+      }
+    }
     if (check.verdict === null && check.refusal?.code === RefusalCode.NOT_FOUND && chain) {
       freshness = decideAbsence(
         chain.chain,
@@ -304,7 +331,7 @@ export class Recalls {
       ...(given && given === trusted ? [{ kind: 'GIVEN_CHECKPOINT' as const, size: given.size }] : []),
       ...(request.checkpoint ? [{ kind: 'GIVEN_HEAD' as const, ...request.checkpoint }] : []),
     ];
-    return decideRecall({
+    const decided = decideRecall({
       requestId,
       lineageId,
       target,
@@ -318,6 +345,25 @@ export class Recalls {
       readsDeploymentLog: this.#deps.freshness !== null,
       answeredBy,
     });
+    // The hidden seal is this client's finding from the signed log and the index, not triage's.
+    return hiddenSealFound ? { ...decided, detectedBy: 'client' } : decided;
+  }
+
+  /**
+   * Whether `check` is triage's unproven `VERIFICATION_FAILED` (no proof, no record) for a residual id whose
+   * marker, as read here, names no valid seq (not a safe integer ≥ 0): a marker that locates
+   * nothing, as a deleted one.
+   */
+  async #markerLocatesNothing(request: RecallRequest, check: RecallCheck): Promise<boolean> {
+    const { lineageId, target } = request;
+    if (!('residualId' in target) || check.record !== null) return false;
+    if (check.refusal?.code !== RefusalCode.VERIFICATION_FAILED || check.refusal.proven) return false;
+    const location = await this.#deps.store.findByResidualId(lineageId, target.residualId);
+    return (
+      location !== null &&
+      location.lineageId === lineageId &&
+      !(Number.isSafeInteger(location.seq) && location.seq >= 0)
+    );
   }
 
   /**

@@ -56,8 +56,8 @@ def edited(items: list[dict[str, Any]], seq: int = 1) -> list[dict[str, Any]]:
     ]
 
 
-def triage_answer(request_id: str, case: str, seq: int) -> dict[str, Any]:
-    """What triage stores for ``case`` over the same table."""
+def triage_answer(request_id: str, case: str, seq: int, residual_id: str = "residual-9") -> dict[str, Any]:
+    """What triage stores for ``case`` over the same table (``residual_id``: the one asked)."""
     base = {"formatVersion": 1, "requestId": request_id, "lineageId": LINEAGE, "completedAtMs": fixtures.NOW_MS}
     if case == "edited":
         reason = f"record {seq}: the record's hash does not match"
@@ -76,11 +76,11 @@ def triage_answer(request_id: str, case: str, seq: int) -> dict[str, Any]:
             "refusalCode": "VERIFICATION_FAILED",
         }
     if case == "marker names no valid seq":
-        reason = "the residual-id marker of residual-9 names no valid seq (9007199254740993)"
+        reason = f"the residual-id marker of {residual_id} names no valid seq (9007199254740993)"
         return {
             **base,
             "seq": None,
-            "residualId": "residual-9",
+            "residualId": residual_id,
             "outcome": "REFUSED",
             "verification": {
                 "verdict": "LINEAGE_BROKEN",
@@ -125,7 +125,8 @@ def recall_both(
     through, _ = heads.client(json.loads(json.dumps(items)), freshness=freshness)
     through._events = heads.Events()
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(through.table, "triage_report", lambda _l, r: triage_answer(r, case, seq))
+        asked = target.get("residualId", "residual-9")
+        monkeypatch.setattr(through.table, "triage_report", lambda _l, r: triage_answer(r, case, seq, asked))
         triaged = through.recall(LINEAGE, ENV, target=target, timeout_s=0)
     return triaged, direct(items, target, freshness=freshness)
 
@@ -173,13 +174,6 @@ CASES = [
     ("edited record, signed head", edited(lineage(2, SIGNED)), "edited", {"latest": True}, False),
     ("edited record, MAC'd head", edited([*lineage(2), *heads.deployment(2)]), "edited", {"latest": True}, True),
     ("no such seq", [*lineage(2, SIGNED), *heads.deployment(2)], "not found", {"seq": 5}, True),
-    (
-        "marker naming no valid seq",
-        [*lineage(2, SIGNED), *heads.deployment(2), BAD_MARKER],
-        "marker names no valid seq",
-        {"residualId": "residual-9"},
-        True,
-    ),
 ]
 
 
@@ -337,15 +331,49 @@ def test_a_marker_edited_to_a_record_of_another_residual_id_none_seals_is_the_cl
     assert got.untrusted is not None and "no record proven in the head's tree of 2 seals it" in got.untrusted
 
 
-def test_a_marker_naming_no_valid_seq_is_triage_s_refusal_passed_on_hedged_never_not_found() -> None:
+def test_a_marker_naming_no_valid_seq_is_no_usable_marker_and_nothing_sealing_it_is_not_found() -> None:
     # Triage refuses it VERIFICATION_FAILED, LINEAGE_BROKEN (docs/pipeline.md, "Outcomes and
-    # retries"); the client's own answer is triage's, passed on as its unproven reading: NOT_INTACT,
-    # never a NOT_FOUND to act on. The TypeScript recallDirect answers the same.
-    got = direct([*lineage(2, SIGNED), *heads.deployment(2), BAD_MARKER], {"residualId": "residual-9"})
-    assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN, None)
-    assert got.reason == f"refused (VERIFICATION_FAILED): [stored text: see untrusted] {CLIENT_CLAIM}"
-    assert got.untrusted == "the residual-id marker of residual-9 names no valid seq"
-    assert got.report["refusalCode"] == "VERIFICATION_FAILED" and got.report["seq"] is None
+    # retries"), passed on hedged; the client's own answer treats it as a deleted marker: the index
+    # proves residual-9 absent, so NOT_FOUND, ABSENT as of the checkpoint. The TypeScript
+    # recallDirect answers the same.
+    items = [*lineage(2, SIGNED), *heads.deployment(2), BAD_MARKER]
+    triaged, got = recall_both(items, "marker names no valid seq", {"residualId": "residual-9"})
+    # Through triage, nothing found either: its refusal stands, hedged.
+    assert (triaged.end, triaged.verdict) == ("NOT_INTACT", VerificationVerdict.LINEAGE_BROKEN), triaged.reason
+    assert "not proven" in triaged.reason, triaged.reason
+    assert (got.end, got.verdict, got.record) == ("NOT_FOUND", None, None), got.reason
+    assert got.freshness is not None and got.freshness.state == "ABSENT", got.freshness
+    assert got.report["refusalCode"] == "NOT_FOUND" and got.report["seq"] is None
+    assert "names no valid seq" in got.report["refusalReason"]
+
+
+@pytest.mark.parametrize(
+    ("what", "items", "freshness", "said"),
+    [
+        ("signed head", lineage(2, SIGNED), False, "residual residual-1 is sealed at seq 1, proven in"),
+        (
+            "MAC'd head, integrated",
+            [*lineage(2), *heads.deployment(2)],
+            True,
+            "the index maps residual residual-1 to seq 1",
+        ),
+    ],
+    ids=["signed head", "MAC'd head, integrated"],
+)
+def test_a_seal_a_marker_naming_no_valid_seq_hides_is_proven_as_for_a_deleted_marker_with_or_without_triage(
+    what: str, items: list[dict[str, Any]], freshness: bool, said: str
+) -> None:
+    key = (LineageKeys.lineage(LINEAGE), LineageKeys.residual("residual-1"))
+    deleted = [i for i in items if (i["pk"]["S"], i["sk"]["S"]) != key]
+    triaged, got = recall_both(
+        marked(items, "residual-1", -1), "marker names no valid seq", {"residualId": "residual-1"}, freshness=freshness
+    )
+    gone = direct(deleted, {"residualId": "residual-1"}, freshness=freshness)
+    assert (got.end, got.verdict, got.record) == ("NOT_INTACT", VerificationVerdict.UNVERIFIED_TAMPER_RISK, None)
+    assert said in got.reason and CLIENT_CLAIM not in got.reason, got.reason
+    assert decided(got) == decided(gone) and got.reason == gone.reason, (got.reason, gone.reason)
+    # Triage refuses it LINEAGE_BROKEN; the client reads the same marker and proves the same seal.
+    assert decided(triaged) == decided(got) and triaged.reason == got.reason, (triaged.reason, got.reason)
 
 
 def forged_node(items: list[dict[str, Any]], seq: int, level: int = 0) -> list[dict[str, Any]]:

@@ -1533,6 +1533,9 @@ class ResealClient:
             verification = report.get("verification")
             claimed = verification.get("verdict") if isinstance(verification, Mapping) else None
             verdict = claimed if claimed in _DEFINITE_VERDICTS else V.UNVERIFIED_TAMPER_RISK
+            hidden = None if by_client or code != "VERIFICATION_FAILED" else self._seal_past_unusable_marker(asked)
+            if hidden is not None:
+                return end("NOT_INTACT", hidden[0], hidden[1], freshness=hidden[2])
             return end("NOT_INTACT", verdict, claim, untrusted=untrusted)
         if isinstance(newest, LogVerificationError):
             return end("NOT_INTACT", newest.verdict, newest.reason)
@@ -1601,6 +1604,39 @@ class ResealClient:
                 freshness=self._freshness_of(decided, chain),
             )
         return end("NOT_FOUND", None, claim, untrusted=untrusted)
+
+    def _seal_past_unusable_marker(self, asked: _RecallAsked) -> tuple[str, str, Freshness | None] | None:
+        """The seal a residual-id marker naming no valid seq hides, as the index or the records past
+        it prove it (verdict, reason, freshness), searched as for a deleted marker: triage refuses
+        such a marker ``LINEAGE_BROKEN``, its unproven word (docs/verifiable-log.md, "Recall"), as
+        the TypeScript ``Recalls`` does. ``None`` when the marker read here names a valid seq (or
+        none is read), or nothing proves a seal: triage's refusal then stands, hedged."""
+        lineage_id, residual_id, newest, chain = (
+            asked.lineage_id,
+            asked.target.get("residualId"),
+            asked.newest,
+            asked.chain,
+        )
+        if type(residual_id) is not str or isinstance(newest, LogVerificationError):
+            return None
+        location = self.table.find_by_residual_id(lineage_id, residual_id)
+        if location is None or location.get("lineageId") != lineage_id:
+            return None
+        seq = location.get("seq")
+        if type(seq) is int and seq >= 0:
+            return None
+        decided = None if chain is None else decide_absence(chain, residual_id=residual_id)
+        if decided is not None and decided.verdict is not None and chain is not None:
+            return decided.verdict, decided.reason, self._freshness_of(decided, chain)
+        try:
+            tree = self._claimed_tree(lineage_id, newest)
+        except LogVerificationError:
+            return None
+        past = recall_absence(self._proven_in(lineage_id), residual_id, tree, chain, decided)
+        if past.verdict is None:
+            return None
+        fresh = None if past.freshness is None or chain is None else self._freshness_of(past.freshness, chain)
+        return past.verdict, past.reason or "", fresh
 
     def _claimed_tree(self, lineage_id: str, newest: Checkpoint | None) -> Checkpoint | None:
         """``newest``, or, when it was taken from the index (its head item carries no signed

@@ -59,7 +59,9 @@ def local_recall_answer(
     the target's seq (the tree's last leaf, the seq asked, or the residual id's marker), that record
     with its inclusion proof in ``tree`` (a marker that leads to a record of another residual id only
     locates: the residual id's record is searched for in ``tree``, newest first, at most 256; none
-    found is a ``VERIFICATION_FAILED`` refusal, ``UNVERIFIED_TAMPER_RISK``, never a finding), the consistency proof from ``trusted`` (for a signed
+    found is a ``VERIFICATION_FAILED`` refusal, ``UNVERIFIED_TAMPER_RISK``, never a finding; a marker
+    naming no valid seq is no usable marker, ``NOT_FOUND`` as a deleted one, so the client searches
+    for a seal it hides), the consistency proof from ``trusted`` (for a signed
     ``tree``), and the delta against ``request["currentEnv"]`` (:func:`reseal.triage.triaged_detail`).
     Refusals are triage's: ``NOT_FOUND``, ``VERIFICATION_FAILED`` (with the verdict read),
     ``MANIFEST_UNTRIAGEABLE`` (with the proof). It is an answer, not a verdict: the client decides it
@@ -109,12 +111,13 @@ def local_recall_answer(
         location = reads.find_by_residual_id(target["residualId"])
         seq = None if location is None or location.get("lineageId") != lineage_id else location.get("seq")
         if seq is not None and (type(seq) is not int or seq < 0):
-            # No record can sit there: the marker is edited (triage's LINEAGE_BROKEN), never "not found".
+            # No record can sit there: the marker is edited, so it locates nothing, as a deleted
+            # one. NOT_FOUND lets the client search the index and the records past it, which prove
+            # a seal it hides (docs/verifiable-log.md, "Without triage"), as in TypeScript.
             return refused(
-                "VERIFICATION_FAILED",
-                f"the residual-id marker of {target['residualId']} names no valid seq",
+                "NOT_FOUND",
+                f"no usable marker: the residual-id marker of {target['residualId']} names no valid seq",
                 None,
-                V.LINEAGE_BROKEN,
             )
     else:
         seq = tree.size - 1

@@ -111,27 +111,49 @@ describe('ResealClient.recallDirect: a recall proven by the client alone, no eve
     expect(recall.record).toBeNull();
   });
 
-  it('a residual-id marker naming no valid seq is refused as triage refuses it, passed on unproven, never NOT_FOUND', async () => {
-    const { store, triage, direct } = await signedLineage();
+  it('a residual-id marker naming no valid seq is no usable marker: its hidden seal is proven as for a deleted marker, with or without triage', async () => {
+    const edited = await signedLineage();
+    const deleted = await signedLineage();
     // What the table adapter reads of a marker whose seq is no seq (text, or past 2^53 − 1).
-    store.markers.set(markerKey(LINEAGE, 'r-9'), { lineageId: LINEAGE, seq: -1 });
-    const request = { lineageId: LINEAGE, target: { residualId: 'r-9' }, currentEnv: ENV };
-    const own = await direct.recallDirect(request);
-    expect(own.refusal?.code).toBe('VERIFICATION_FAILED');
-    expect([own.end, own.verdict]).toEqual(['NOT_INTACT', 'LINEAGE_BROKEN']);
-    expect(own.reason).toBe(
-      "the residual-id marker of r-9 names no valid seq [this client's reading of the table, not proven]",
+    edited.store.markers.set(markerKey(LINEAGE, 'r-1'), { lineageId: LINEAGE, seq: -1 });
+    deleted.store.markers.delete(markerKey(LINEAGE, 'r-1'));
+    const request = { lineageId: LINEAGE, target: { residualId: 'r-1' }, currentEnv: ENV };
+    const own = await edited.direct.recallDirect(request);
+    expect([own.end, own.verdict]).toEqual(['NOT_INTACT', 'UNVERIFIED_TAMPER_RISK']);
+    expect(own.reason).toContain(
+      "residual r-1 is sealed at seq 1, proven in the lineage's signed checkpoint of 3 records",
     );
+    expect(own.reason).not.toContain('not proven');
     expect(own.record).toBeNull();
-    // No triage function ran: the finding is the client's own (unproven) reading, not triage's.
-    expect(own.detectedBy).toBe('client');
-    const viaTriage = await triage.recall(request);
-    expect([viaTriage.end, viaTriage.verdict, viaTriage.refusal?.code]).toEqual([
+    const gone = await deleted.direct.recallDirect(request);
+    expect([own.end, own.verdict, own.reason]).toEqual([gone.end, gone.verdict, gone.reason]);
+    // Triage refuses it LINEAGE_BROKEN (docs/pipeline.md, "Outcomes and retries"); the client,
+    // reading the same marker, searches as for a deleted one and proves the seal it hides.
+    const viaTriage = await edited.triage.recall(request);
+    expect(viaTriage.refusal?.code).toBe('VERIFICATION_FAILED');
+    expect([viaTriage.end, viaTriage.verdict, viaTriage.reason, viaTriage.detectedBy]).toEqual([
+      own.end,
+      own.verdict,
+      own.reason,
+      'client',
+    ]);
+  });
+
+  it('a residual-id marker naming no valid seq whose residual id nothing seals is NOT_FOUND, saying why', async () => {
+    const { store, direct, triage } = await signedLineage();
+    store.markers.set(markerKey(LINEAGE, 'r-9'), { lineageId: LINEAGE, seq: -1 });
+    const own = await direct.recallDirect({ lineageId: LINEAGE, target: { residualId: 'r-9' }, currentEnv: ENV });
+    expect([own.end, own.verdict, own.refusal?.code]).toEqual(['NOT_FOUND', null, 'NOT_FOUND']);
+    expect(own.reason).toContain('the residual-id marker of r-9 names no valid seq');
+    expect(own.record).toBeNull();
+    // Through triage, nothing found either: its refusal is passed on hedged, as triage's claim.
+    const viaTriage = await triage.recall({ lineageId: LINEAGE, target: { residualId: 'r-9' }, currentEnv: ENV });
+    expect([viaTriage.end, viaTriage.verdict, viaTriage.refusal?.code, viaTriage.detectedBy]).toEqual([
       'NOT_INTACT',
       'LINEAGE_BROKEN',
       'VERIFICATION_FAILED',
+      'triage',
     ]);
-    expect(viaTriage.detectedBy).toBe('triage');
   });
 
   it('a table rolled back to an older signed checkpoint than the kept one is a proven TRUNCATION_DETECTED', async () => {
@@ -215,6 +237,28 @@ describe("ResealClient.recallDirect: freshness through the deployment log (a hea
     expect(recall.verdict).toBe('VERIFIED_INTACT');
     expect(recall.freshness?.state).toBe('PROVEN');
     expect(recall.record?.header.monotonicSequenceNumber).toBe(1);
+  });
+
+  it('a residual-id marker naming no valid seq, its residual id indexed: the same proven finding as for a deleted marker', async () => {
+    const answers = [];
+    for (const edit of ['edited', 'deleted'] as const) {
+      const s = integratedStack({ signLineageCheckpoints: false });
+      await s.send({ lineageId: MACD, residualId: 'r-0' });
+      await s.send({ lineageId: MACD, residualId: 'r-1' });
+      await s.integrate();
+      if (edit === 'edited') s.store.markers.set(markerKey(MACD, 'r-1'), { lineageId: MACD, seq: -1 });
+      else s.store.markers.delete(markerKey(MACD, 'r-1'));
+      answers.push(await s.client().recallDirect({ lineageId: MACD, target: { residualId: 'r-1' }, currentEnv: ENV }));
+    }
+    const [edited, deleted] = answers;
+    expect([edited?.end, edited?.verdict, edited?.freshness?.state]).toEqual([
+      'NOT_INTACT',
+      'UNVERIFIED_TAMPER_RISK',
+      'INCONSISTENT',
+    ]);
+    expect(edited?.reason).toContain('the index maps residual r-1 to seq 1');
+    expect(edited?.record).toBeNull();
+    expect([edited?.end, edited?.verdict, edited?.reason]).toEqual([deleted?.end, deleted?.verdict, deleted?.reason]);
   });
 
   it("a forged tree node between the kept signed checkpoint and a MAC'd head is the client's unproven reading, never a proven fork", async () => {
