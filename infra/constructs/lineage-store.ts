@@ -47,7 +47,8 @@ export class LineageStore extends Construct {
     super(scope, id);
     const provisioned = props.capacity?.mode === 'provisioned' ? props.capacity : undefined;
     // The same construct either way, so the table keeps its logical id: switching billing modes is
-    // an update in place (AWS allows one switch to on demand a day), never a new table.
+    // an update in place (AWS limits switches to on demand: docs/infrastructure.md, "Provisioned
+    // capacity"), never a new table.
     this.table = new dynamodb.Table(this, 'Table', {
       partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
       sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
