@@ -12,11 +12,13 @@ export const STACK_OPTION = ['--stack <name>', 'CloudFormation stack of the depl
 
 /**
  * `--checkpoint-store` option shared by the online commands: where the last verified signed
- * checkpoint per lineage is kept (docs/verifiable-log.md, "Checkpoints the client keeps").
+ * checkpoint per lineage and the newest deployment checkpoint are kept (docs/verifiable-log.md,
+ * "Checkpoints the client keeps"; with unsigned lineage checkpoints, the default, the deployment
+ * checkpoint is the only one kept).
  */
 export const CHECKPOINT_STORE_OPTION = [
   '--checkpoint-store <FILE>',
-  'keep the last verified signed checkpoint per lineage in FILE and check every read against it (default: $RESEAL_CHECKPOINT_STORE; without one, truncation cannot be checked)',
+  'keep the last verified signed checkpoint per lineage and the newest deployment checkpoint in FILE and check every read against them (default: $RESEAL_CHECKPOINT_STORE; without one, nothing kept checks a rollback)',
 ] as const;
 
 /** The checkpoint store file to use: the option, else `RESEAL_CHECKPOINT_STORE`, else none. */

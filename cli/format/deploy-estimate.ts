@@ -51,8 +51,15 @@ export function deployEstimateText(estimate: DeployEstimate): string {
     `  per million recalls  ${usd(estimate.recall.usdPerMillion).padStart(8)}   largest: ${largest(estimate.recall)}`,
     `  fixed, a month       ${usd(estimate.monthly.usdPerMonth).padStart(8)}   ${monthly}`,
     `  per million sparse writes (50 lineages at 1 write/s) by settings, each row adding to the one above; target ${usd(target)}:`,
-    ...estimate.alternatives.map((a) => {
-      const fixed = a.usdPerMonthCapacity > 0 ? `+ ${usd(a.usdPerMonthCapacity)} a month fixed; ` : '';
+    ...estimate.alternatives.map((a, i) => {
+      // Rows add up, so a minimum capacity the row above already pays is the same one, not another.
+      const before = estimate.alternatives[i - 1]?.usdPerMonthCapacity ?? 0;
+      const fixed =
+        a.usdPerMonthCapacity <= 0
+          ? ''
+          : a.usdPerMonthCapacity === before
+            ? `the same ${usd(a.usdPerMonthCapacity)} a month fixed; `
+            : `+ ${usd(a.usdPerMonthCapacity - before)} a month fixed; `;
       const mark = sameSettings(a.settings, estimate.settings) ? ' (this deployment)' : '';
       return `    ${a.label.padEnd(labelWidth)} ${usd(a.write.usdPerMillion).padStart(7)}  ${ratio(a.write).padStart(5)}   ${fixed}${a.tradeOff}${mark}`;
     }),

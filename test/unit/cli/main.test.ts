@@ -131,6 +131,15 @@ describe('reseal entry point', () => {
     expect(exits).toContain('A refusal triage could not prove is not trusted');
   });
 
+  it('--checkpoint-store says what it keeps as docs/cli.md does: the lineage checkpoints and the deployment checkpoint', async () => {
+    for (const command of ['publish', 'recall', 'export', 'verify', 'inspect', 'report']) {
+      const { stdout } = await runCli([command, '--help'], { cwd: ROOT });
+      const help = stdout.replace(/\s+/g, ' ');
+      expect(help, command).toContain('signed checkpoint per lineage and the newest deployment checkpoint');
+      expect(help, command).not.toContain('truncation cannot be checked');
+    }
+  });
+
   it('an InvalidInputError is reported from its fields: its name kept whole, each field escaped, exit 2', async () => {
     // The name holds " at " (once cut there, from the message) and the field a terminal escape.
     const refusal = new InvalidInputError('stack outputs at us-east-1', [
