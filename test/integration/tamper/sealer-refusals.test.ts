@@ -145,13 +145,14 @@ const cells: readonly Cell[] = [
   },
   {
     // No record can sit at a seq that is not a safe integer: triage answers that the marker is
-    // broken (triage's finding: the client cannot prove a record there), the sealer refuses to
-    // take it for a seal of r-3.
+    // broken, unproven; the client then searches past the marker as past a deleted one, and the
+    // index proves r-3 sealed at its seq: the hidden-seal finding (docs/verifiable-log.md,
+    // "Recall"). The sealer refuses to take the marker for a seal of r-3.
     attack: attacks.markerSeqAbove2to53,
     expect: {
       [SR]: 'CONFLICT LINEAGE_INCONSISTENT',
-      [R]: both('exit 20 LINEAGE_BROKEN'),
-      [CR]: both('LINEAGE_BROKEN'),
+      [R]: both('exit 20 UNVERIFIED_TAMPER_RISK'),
+      [CR]: both('UNVERIFIED_TAMPER_RISK'),
       [V]: intact,
     },
   },
