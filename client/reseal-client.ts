@@ -144,7 +144,9 @@ export interface ResealClientDeps {
   /**
    * The C2SP tlog-policy deployment checkpoints must meet, with its maximum age and the stack's
    * integration interval (`freshnessPolicy(text, maxAgeSeconds, intervalSeconds)`); default
-   * `defaultPolicyText(logKey)`: the log alone, `UNWITNESSED`.
+   * `defaultPolicyText(logKey)`: the log alone, `UNWITNESSED`. When the outputs name the stack's
+   * interval (`integrationIntervalSeconds`), the client uses that one, not the policy's: the
+   * freshness window is maximum age + the stack's real interval (docs/deployment-log.md).
    */
   readonly policy?: FreshnessPolicy;
   /** Clock, ms since the Unix epoch (default `Date.now`). */
@@ -290,7 +292,14 @@ export class ResealClient {
       deps.deploymentLog ?? (deps.store ? null : new DynamoDBDeploymentLogStore(dynamodb, this.outputs.tableName));
     const index = deps.indexNodes ?? (deps.store ? null : clientTileCache(dynamodb, this.outputs.tableName));
     if (!log || !index) return null;
-    let policy: Promise<FreshnessPolicy> | null = deps.policy ? Promise.resolve(deps.policy) : null;
+    // The window is stated with the stack's own interval when its outputs name one: a policy read
+    // with the default 2 s would overstate the freshness of a stack deployed with a longer interval.
+    const interval = this.outputs.integrationIntervalSeconds;
+    const given =
+      deps.policy && interval !== undefined && deps.policy.intervalSeconds !== interval
+        ? freshnessPolicy(deps.policy.text, deps.policy.maxAgeSeconds, interval)
+        : deps.policy;
+    let policy: Promise<FreshnessPolicy> | null = given ? Promise.resolve(given) : null;
     return new DeploymentChainReader({
       log,
       index,
@@ -298,7 +307,7 @@ export class ResealClient {
       // The store keeps the newest deployment checkpoint too: a table rolled back behind it is refused.
       kept: deps.checkpointStore ?? null,
       policy: () => {
-        policy ??= this.#log.key().then((key) => freshnessPolicy(defaultPolicyText(key)));
+        policy ??= this.#log.key().then((key) => freshnessPolicy(defaultPolicyText(key), undefined, interval));
         // A failed key read is retried on the next call rather than remembered.
         return policy.catch((error: unknown) => {
           policy = null;
@@ -476,7 +485,7 @@ export class ResealClient {
 
   /**
    * The policy this client checks deployment checkpoints against (the one given, or the stack's
-   * default from its log key).
+   * default from its log key), with the stack's integration interval when its outputs name one.
    * @throws {InvalidInputError} when this client reads no deployment log
    */
   freshnessPolicy(): Promise<FreshnessPolicy> {

@@ -1,7 +1,9 @@
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { z } from 'zod';
+import { MAX_BATCHING_WINDOW_SECONDS } from '../shared/cost/deploy-settings';
 import { TenantId } from '../shared/tenancy/tenants';
 import { StackOutputsError } from './errors';
+import { IntegrationIntervalSeconds } from './integration-interval-seconds';
 
 import { DEFAULT_STACK_NAME } from './stack-name';
 
@@ -46,6 +48,11 @@ export interface StackOutputs {
   /** The HTTP API serving {@link StackOutputs.McpUrl}. */
   readonly McpApiId: string;
   readonly McpFunctionName: string;
+  /**
+   * The integration interval the stack deploys with, whole seconds as text (`-c
+   * integrationIntervalSeconds=N`; docs/deployment-log.md, "Freshness window and interval").
+   */
+  readonly IntegrationIntervalSeconds: string;
 }
 
 /** Every key of {@link StackOutputs}. */
@@ -72,6 +79,7 @@ export const STACK_OUTPUT_KEYS = [
   'McpUrl',
   'McpApiId',
   'McpFunctionName',
+  'IntegrationIntervalSeconds',
 ] as const satisfies readonly (keyof StackOutputs)[];
 
 /**
@@ -102,9 +110,19 @@ export interface ResealStackOutputs {
    * write or recall of no tenant is refused at the caller (`TenantRequiredError`). Absent: one tenant.
    */
   readonly tenantQueueUrls?: Readonly<Record<string, string>>;
+  /**
+   * The stack's integration interval, whole seconds 1..300 (the `IntegrationIntervalSeconds`
+   * output): a client states its freshness window as maximum age + this (docs/deployment-log.md,
+   * "Freshness window and interval"). Absent in a stack deployed before that output: the default
+   * interval, 2 s (`DEFAULT_INTEGRATION_INTERVAL_SECONDS`), which such a stack deployed with.
+   */
+  readonly integrationIntervalSeconds?: number;
 }
 
-const OUTPUT_KEYS: Record<Exclude<keyof ResealStackOutputs, 'tenantQueueUrls'>, keyof StackOutputs> = {
+const OUTPUT_KEYS: Record<
+  Exclude<keyof ResealStackOutputs, 'tenantQueueUrls' | 'integrationIntervalSeconds'>,
+  keyof StackOutputs
+> = {
   tableName: 'TableName',
   residualWritesQueueUrl: 'ResidualWritesQueueUrl',
   eventBusName: 'EventBusName',
@@ -148,7 +166,8 @@ export async function resolveStackOutputs(
  *
  * @param outputs - output name → value, e.g. `{ TableName: 'reseal-…', MacKeyArn: 'arn:…', … }`
  * @param stackName - for the error message
- * @throws {StackOutputsError} naming every output that is absent or empty
+ * @throws {StackOutputsError} naming every output that is absent or empty, or when
+ *   `IntegrationIntervalSeconds` (optional) or `TenantQueueUrls` (optional) is malformed
  */
 export function clientOutputsFrom(
   outputs: Readonly<Record<string, string | undefined>>,
@@ -162,9 +181,27 @@ export function clientOutputsFrom(
     else missing.push(key);
   }
   if (missing.length > 0) throw new StackOutputsError(stackName, `missing outputs ${missing.join(', ')}`);
+  const interval = outputs[INTEGRATION_INTERVAL_OUTPUT];
   const tenants = outputs[TENANT_QUEUE_URLS_OUTPUT];
-  if (!tenants) return resolved as ResealStackOutputs;
-  return { ...(resolved as ResealStackOutputs), tenantQueueUrls: tenantQueueUrlsOf(tenants, stackName) };
+  return {
+    ...(resolved as ResealStackOutputs),
+    ...(interval === undefined ? {} : { integrationIntervalSeconds: integrationIntervalOf(interval, stackName) }),
+    ...(tenants ? { tenantQueueUrls: tenantQueueUrlsOf(tenants, stackName) } : {}),
+  };
+}
+
+const INTEGRATION_INTERVAL_OUTPUT = 'IntegrationIntervalSeconds' satisfies keyof StackOutputs;
+
+/** @throws {StackOutputsError} when the output is not whole seconds 1..300 (never read as the default) */
+function integrationIntervalOf(text: string, stackName: string): number {
+  const parsed = IntegrationIntervalSeconds.safeParse(/^[0-9]{1,3}$/.test(text) ? Number(text) : Number.NaN);
+  if (!parsed.success) {
+    throw new StackOutputsError(
+      stackName,
+      `output ${INTEGRATION_INTERVAL_OUTPUT} is ${JSON.stringify(text.slice(0, 32))}, not whole seconds 1 to ${MAX_BATCHING_WINDOW_SECONDS}`,
+    );
+  }
+  return parsed.data;
 }
 
 /** The output naming each tenant's queue URL (infra/reseal-stack.ts creates it in a stack with tenants). */

@@ -3,6 +3,7 @@ import { describeError } from '../shared/describe-error';
 import { guardKeyName, sealerKeyName } from '../shared/log/log-names';
 import { formatVerifierKey, type NoteVerifierKey, parseVerifierKey } from '../shared/log/note-key';
 import { TenantId } from '../shared/tenancy/tenants';
+import { IntegrationIntervalSeconds } from './integration-interval-seconds';
 import type { ResealStackOutputs } from './stack-outputs';
 
 /** Where `reseal pin` writes the pin, relative to the working directory, unless {@link STACK_PIN_ENV} names a file. */
@@ -50,6 +51,11 @@ export const StackPinSchema = z
       logName: nonEmpty,
       /** Each tenant's queue URL, in a stack with tenants (docs/authorship.md, "Tenancy"). */
       tenantQueueUrls: z.record(TenantId, nonEmpty).optional(),
+      /**
+       * The stack's integration interval, whole seconds 1..300; absent in a pin of a stack deployed
+       * before its `IntegrationIntervalSeconds` output: the default 2 s.
+       */
+      integrationIntervalSeconds: IntegrationIntervalSeconds.optional(),
     }),
     /** The log's verifier key (`reseal log-key`'s form). */
     logKey: VerifierKeyText,

@@ -574,6 +574,10 @@ export class ResealStack extends Stack {
       McpUrl: [mcp.url, 'Remote MCP endpoint (POST, SigV4 for execute-api; docs/mcp.md)'],
       McpApiId: [mcp.api.apiId, 'HTTP API of the remote MCP server'],
       McpFunctionName: [mcp.function.fn.functionName, 'Remote MCP function'],
+      IntegrationIntervalSeconds: [
+        String(interval),
+        'Integration interval, seconds; clients state the freshness window as max age + this',
+      ],
     };
     for (const [name, [value, description]] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value, description });

@@ -57,7 +57,8 @@ export function registerPolicy(program: Command, ctx: CommandContext): void {
           text,
           maxAgeSeconds(ctx.io, options, command.getOptionValueSource('maxAgeSeconds') === 'cli') ??
             DEFAULT_MAX_AGE_SECONDS,
-          DEFAULT_INTEGRATION_INTERVAL_SECONDS,
+          // The stack's own interval (its IntegrationIntervalSeconds output); a stack deployed before that output: 2 s.
+          client.outputs.integrationIntervalSeconds ?? DEFAULT_INTEGRATION_INTERVAL_SECONDS,
         );
       } catch (error) {
         if (!(error instanceof InvalidInputError)) throw error;

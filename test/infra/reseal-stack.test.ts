@@ -1112,6 +1112,14 @@ describe('ResealStack template', () => {
     const outputs = Object.keys(template.toJSON().Outputs ?? {});
     expect(outputs.sort()).toEqual([...STACK_OUTPUT_KEYS].sort());
   });
+
+  it('outputs the integration interval it deploys with, so clients state the real freshness window', () => {
+    expect(template.toJSON().Outputs?.IntegrationIntervalSeconds?.Value).toBe('2');
+    const stack = new ResealStack(new App({ context: synthContext }), 'IntervalStack', {
+      integrationIntervalSeconds: 10,
+    });
+    expect(Template.fromStack(stack).toJSON().Outputs?.IntegrationIntervalSeconds?.Value).toBe('10');
+  });
 });
 
 describe('cdk-nag AwsSolutions checks', () => {

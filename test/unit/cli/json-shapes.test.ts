@@ -94,7 +94,7 @@ describe('offline --json outputs are their client/shapes/ shape', () => {
 
 describe('policy --json is reseal.policy/1', () => {
   // `reseal policy` reads only the log key of the stack.
-  const connect = async () => ({ logKey: () => testNoteVerifierKey() }) as never;
+  const connect = async () => ({ outputs: {}, logKey: () => testNoteVerifierKey() }) as never;
 
   it('without a witness: UNWITNESSED, quorum none, no window', async () => {
     const run = await runCli(['policy', '--json'], { cwd: FIXTURES, connect });

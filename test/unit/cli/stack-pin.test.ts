@@ -6,8 +6,10 @@ import { ExitCode } from '../../../cli/exit-codes';
 import { pinnedStackOf, StackPinSchema, stackPinOf } from '../../../client/stack-pin';
 import { guardKeyName, sealerKeyName } from '../../../shared/log/log-names';
 import { formatVerifierKey, noteVerifierKey } from '../../../shared/log/note-key';
+import { formatCosignerKey } from '../../../shared/witness/cosigner-key';
 import { TEST_CLIENT_OUTPUTS } from '../../helpers/factories';
 import { TEST_GUARD_KEY, TEST_LOG_KEY, TEST_SEALER_KEY } from '../../helpers/pipeline-keys';
+import { testCosignerKey } from '../../helpers/witness-factories';
 import { startFakeAws } from './fake-aws';
 import { runCli } from './run-cli';
 
@@ -104,6 +106,28 @@ describe('docs/cli.md "Pinning the stack": the stack pin file', () => {
       vi.unstubAllEnvs();
       await aws.close();
     }
+  });
+
+  it("states the freshness window with the pinned stack's integration interval (max age + 10 s)", async () => {
+    const tenSeconds = stackPinOf({
+      stackName: 'ResealStack',
+      outputs: { ...TEST_CLIENT_OUTPUTS, integrationIntervalSeconds: 10 },
+      logKey: TEST_LOG_KEY,
+      guardKey: TEST_GUARD_KEY,
+      sealerKey: TEST_SEALER_KEY,
+    });
+    const env = { RESEAL_STACK_FILE: pinFile('interval.json', tenSeconds) };
+    const witness = [
+      '--witness-vkey',
+      formatCosignerKey(await testCosignerKey()),
+      '--witness-url',
+      'http://127.0.0.1:9/',
+    ];
+    const json = await runCli(['policy', ...witness, '--max-age-seconds', '60', '--json'], { cwd: dir, env });
+    expect(json.exitCode, json.stderr).toBe(ExitCode.OK);
+    expect(JSON.parse(json.stdout)).toMatchObject({ maxAgeSeconds: 60, intervalSeconds: 10, windowSeconds: 70 });
+    const text = await runCli(['policy', ...witness], { cwd: dir, env });
+    expect(text.stderr).toContain('freshness window of a cold client: 190 s (max age + interval)');
   });
 
   it('refuses a format-1 pin (no sealer key), telling to pin again', async () => {

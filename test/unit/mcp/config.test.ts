@@ -149,6 +149,18 @@ describe('MCP server configuration from the environment', () => {
     await expect(readStackOutputsFile(partial, 'ResealStack')).rejects.toThrow(StackOutputsError);
     await expect(readStackOutputsFile(partial, 'ResealStack')).rejects.toThrow(/MacKeyArn/);
   });
+
+  it("reads the stack's integration interval when the file has it, and refuses a malformed one", async () => {
+    const ten = join(dir, 'interval.json');
+    await writeFile(ten, JSON.stringify({ ResealStack: { ...OUTPUTS, IntegrationIntervalSeconds: '10' } }));
+    expect(await readStackOutputsFile(ten, 'ResealStack')).toEqual({
+      ...CLIENT_OUTPUTS,
+      integrationIntervalSeconds: 10,
+    });
+    const bad = join(dir, 'bad-interval.json');
+    await writeFile(bad, JSON.stringify({ ...OUTPUTS, IntegrationIntervalSeconds: '0' }));
+    await expect(readStackOutputsFile(bad, 'ResealStack')).rejects.toThrow(/IntegrationIntervalSeconds/);
+  });
 });
 
 /** An environment where the SDK finds credentials and the region only where a test puts them. */
