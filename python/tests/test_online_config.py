@@ -52,6 +52,14 @@ def test_a_stack_pin_is_read_with_the_three_keys(tmp_path: Path) -> None:
     assert pinned.sealer_key.name == f"{LOG}/sealer"
 
 
+def test_a_stack_pin_stating_the_stacks_integration_interval_is_read(tmp_path: Path) -> None:
+    # `reseal pin` of a stack that outputs IntegrationIntervalSeconds writes it (docs/cli.md,
+    # "Pinning the stack"); a pin of an older stack has none, and both are read.
+    document = pin_document()
+    document["outputs"]["integrationIntervalSeconds"] = 10
+    assert reseal.read_stack_pin(write(tmp_path, document)).outputs.log_name == LOG
+
+
 def test_a_stack_pin_of_a_stack_with_tenants_keeps_each_tenants_queue(tmp_path: Path) -> None:
     # docs/authorship.md, "Tenancy": `reseal pin` of a stack with tenants writes its TenantQueueUrls.
     document = pin_document()
@@ -75,6 +83,9 @@ def test_a_stack_pin_of_a_stack_with_tenants_keeps_each_tenants_queue(tmp_path: 
         (lambda d: d.update(formatVersion=3), "formatVersion"),
         (lambda d: d["outputs"].update(tenantQueueUrls={}), "outputs.tenantQueueUrls"),
         (lambda d: d["outputs"].update(tenantQueueUrls={"Acme Corp": "u"}), "outputs.tenantQueueUrls.Acme Corp"),
+        (lambda d: d["outputs"].update(integrationIntervalSeconds=0), "outputs.integrationIntervalSeconds"),
+        (lambda d: d["outputs"].update(integrationIntervalSeconds="10"), "outputs.integrationIntervalSeconds"),
+        (lambda d: d["outputs"].update(integrationIntervalSeconds=2.5), "outputs.integrationIntervalSeconds"),
     ],
 )
 def test_a_malformed_stack_pin_is_refused_naming_the_field(tmp_path: Path, edit: Any, path: str) -> None:

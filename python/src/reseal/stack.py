@@ -142,11 +142,17 @@ def read_stack_pin(path: str | os.PathLike[str] | None = None) -> PinnedStack:
             check.add("formatVersion", f"expected {STACK_PIN_FORMAT_VERSION}")
         check.string(pin.get("stackName"), "stackName", 2048, 1)
         outputs = pin.get("outputs")
-        if check.obj(outputs, "outputs", tuple(_OUTPUTS), ("tenantQueueUrls",)):
+        if check.obj(outputs, "outputs", tuple(_OUTPUTS), ("tenantQueueUrls", "integrationIntervalSeconds")):
             for name in _OUTPUTS:
                 check.string(outputs.get(name), f"outputs.{name}", 2048, 1)
             if "tenantQueueUrls" in outputs:
                 _tenant_queue_urls(outputs["tenantQueueUrls"], "outputs.tenantQueueUrls", check)
+            if "integrationIntervalSeconds" in outputs:
+                # The stack's integration interval (a pin of a stack deployed before it has none):
+                # whole seconds, 1 to 300, as the TypeScript pin states it.
+                interval = outputs["integrationIntervalSeconds"]
+                if type(interval) is not int or not 1 <= interval <= 300:
+                    check.add("outputs.integrationIntervalSeconds", "expected whole seconds, 1 to 300")
     check.raise_if_any("stack pin")
     keys: dict[str, NoteVerifierKey] = {}
     for field in ("logKey", "guardKey", "sealerKey"):
