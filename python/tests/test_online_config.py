@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import reseal
+from reseal.witness import Ed25519Cosigner, format_cosigner_key
 
 LOG = "reseal/test-stack"
 
@@ -57,7 +58,75 @@ def test_a_stack_pin_stating_the_stacks_integration_interval_is_read(tmp_path: P
     # "Pinning the stack"); a pin of an older stack has none, and both are read.
     document = pin_document()
     document["outputs"]["integrationIntervalSeconds"] = 10
-    assert reseal.read_stack_pin(write(tmp_path, document)).outputs.log_name == LOG
+    pinned = reseal.read_stack_pin(write(tmp_path, document))
+    assert pinned.outputs.log_name == LOG and pinned.outputs.integration_interval_seconds == 10
+    assert reseal.read_stack_pin(write(tmp_path, pin_document())).outputs.integration_interval_seconds is None
+
+
+def client_of(stack: reseal.PinnedStack, policy: Any = None) -> reseal.ResealClient:
+    return reseal.ResealClient(stack, dynamodb=object(), sqs=None, events=None, policy=policy)
+
+
+def test_the_client_states_its_window_with_the_stacks_own_interval(tmp_path: Path) -> None:
+    # docs/deployment-log.md, "Freshness window and interval": the window is maximum age + the
+    # stack's interval; a policy read with the default 2 s would overstate a 10 s stack's freshness.
+    document = pin_document()
+    document["outputs"]["integrationIntervalSeconds"] = 10
+    pinned = reseal.read_stack_pin(write(tmp_path, document))
+    assert client_of(pinned).policy.interval_seconds == 10
+    witness = Ed25519Cosigner("witness.example/w1", bytes(range(3, 35)))
+    witnessed = reseal.freshness_policy(
+        reseal.default_policy_text(pinned.log_key, (format_cosigner_key(witness.key), "https://w.example/")),
+        max_age_seconds=60,
+    )
+    rebuilt = client_of(pinned, witnessed).policy
+    assert (rebuilt.interval_seconds, rebuilt.max_age_seconds, rebuilt.window_seconds) == (10, 60, 70)
+    assert rebuilt.text == witnessed.text
+    # A stack deployed before the output: the policy as given (the default 2 s).
+    older = reseal.read_stack_pin(write(tmp_path, pin_document()))
+    assert client_of(older, witnessed).policy.window_seconds == 62
+    assert client_of(older).policy.interval_seconds == 2
+
+
+class _Stacks:
+    def __init__(self, extra: dict[str, str]) -> None:
+        self.outputs = {
+            "TableName": "t",
+            "ResidualWritesQueueUrl": "http://127.0.0.1/q",
+            "EventBusName": "b",
+            "MacKeyArn": "arn:mac",
+            "LogKeyArn": "arn:log",
+            "GuardKeyArn": "arn:guard",
+            "SealerKeyArn": "arn:sealer",
+            "LogName": LOG,
+            **extra,
+        }
+
+    def describe_stacks(self, StackName: str) -> dict[str, Any]:
+        return {"Stacks": [{"Outputs": [{"OutputKey": k, "OutputValue": v} for k, v in self.outputs.items()]}]}
+
+
+class _Kms:
+    def get_public_key(self, KeyId: str) -> dict[str, Any]:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+        key = Ed25519PrivateKey.from_private_bytes(bytes(32)).public_key()
+        return {
+            "KeySpec": "ECC_NIST_EDWARDS25519",
+            "PublicKey": key.public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo),
+        }
+
+
+def test_the_stacks_interval_is_read_from_its_outputs_and_a_malformed_one_is_refused() -> None:
+    stack = reseal.stack_from_cloudformation("test-stack", _Stacks({"IntegrationIntervalSeconds": "10"}), _Kms())
+    assert stack.outputs.integration_interval_seconds == 10
+    assert (
+        reseal.stack_from_cloudformation("test-stack", _Stacks({}), _Kms()).outputs.integration_interval_seconds is None
+    )
+    for bad in ("0", "301", "0x10", "1e1", "2.5", "", "١٠"):
+        with pytest.raises(reseal.StackConfigError, match="IntegrationIntervalSeconds"):
+            reseal.stack_from_cloudformation("test-stack", _Stacks({"IntegrationIntervalSeconds": bad}), _Kms())
 
 
 def test_a_stack_pin_of_a_stack_with_tenants_keeps_each_tenants_queue(tmp_path: Path) -> None:

@@ -325,7 +325,9 @@ class ResealClient:
         rollback of the whole table cannot be seen under an unwitnessed policy
     :param policy: the C2SP tlog-policy deployment checkpoints must meet, with its maximum age and
         the stack's interval (:func:`reseal.freshness_policy`); default the stack's
-        :func:`reseal.default_policy_text` (its log key, ``quorum none``: ``UNWITNESSED``)
+        :func:`reseal.default_policy_text` (its log key, ``quorum none``: ``UNWITNESSED``). When the
+        stack's outputs name its interval (``integration_interval_seconds``), the client uses that
+        one, not the policy's
     :param freshness: ``False`` checks no freshness (every recall's ``freshness`` is ``None``)
     :param tenant_id: the tenant the client acts for in a stack with tenants (docs/authorship.md,
         "Tenancy"): recalls are put with its source ``reseal.tenant.<id>``, and a write, a wait or
@@ -353,7 +355,15 @@ class ResealClient:
         # Proving one write after another reads the agent's manifest item once (docs/pipeline.md,
         # "Learning the outcome of a write"): a manifest is kept once it hashes to its digest.
         self.table = LineageTableReader(dynamodb, stack.outputs.table_name, manifest_cache=CLIENT_MANIFEST_CACHE)
-        self.policy = policy if policy is not None else freshness_policy(default_policy_text(stack.log_key))
+        # The window is stated with the stack's own interval when its outputs name one, as the
+        # TypeScript client does: a policy read with the default 2 s would overstate the freshness
+        # of a stack deployed with a longer interval.
+        interval = stack.outputs.integration_interval_seconds
+        if policy is None:
+            policy = freshness_policy(default_policy_text(stack.log_key))
+        if interval is not None and policy.interval_seconds != interval:
+            policy = freshness_policy(policy.text, policy.max_age_seconds, interval)
+        self.policy = policy
         self._chains = (
             DeploymentChainReader(
                 DeploymentLogTableReader(dynamodb, stack.outputs.table_name), lambda: self.policy, now_ms, checkpoints

@@ -66,6 +66,10 @@ class StackOutputs:
     tenant_queue_urls: Mapping[str, str] | None = None
     """In a stack with tenants, each tenant's ``residual-writes`` queue URL by tenant id (the
     ``TenantQueueUrls`` output; docs/authorship.md, "Tenancy"); ``None``: one tenant."""
+    integration_interval_seconds: int | None = None
+    """The stack's integration interval, whole seconds 1 to 300 (the ``IntegrationIntervalSeconds``
+    output); ``None`` for a stack deployed before it had one (the default 2 s): the freshness
+    window a client states is maximum age + this (docs/deployment-log.md)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ def sealer_key_name(log_name: str) -> str:
 
 
 _TENANT_QUEUE_URLS: Final = "TenantQueueUrls"
+_INTEGRATION_INTERVAL: Final = "IntegrationIntervalSeconds"
 
 
 def _tenant_queue_urls(value: Any, path: str, check: Checker) -> dict[str, str] | None:
@@ -115,6 +120,7 @@ def _outputs_of(values: dict[str, Any]) -> StackOutputs:
         sealer_key_arn=values["sealerKeyArn"],
         log_name=values["logName"],
         tenant_queue_urls=values.get("tenantQueueUrls"),
+        integration_interval_seconds=values.get("integrationIntervalSeconds"),
     )
 
 
@@ -212,6 +218,13 @@ def stack_from_cloudformation(stack_name: str, cloudformation: Any, kms: Any) ->
         values["tenantQueueUrls"] = _tenant_queue_urls(parsed, _TENANT_QUEUE_URLS, check)
         if check.issues:
             raise StackConfigError(stack_name, f"output {_TENANT_QUEUE_URLS} is not tenant id → queue URL JSON")
+    interval_text = by_key.get(_INTEGRATION_INTERVAL)
+    if interval_text is not None:
+        # Never read as the default: a malformed output would understate the freshness window.
+        text = str(interval_text)
+        if not (text.isascii() and text.isdigit() and len(text) <= 3 and 1 <= int(text) <= 300):
+            raise StackConfigError(stack_name, f"output {_INTEGRATION_INTERVAL} is not whole seconds, 1 to 300")
+        values["integrationIntervalSeconds"] = int(text)
     outputs = _outputs_of(values)
     try:
         log_key = _kms_verifier_key(kms, outputs.log_key_arn, outputs.log_name)
