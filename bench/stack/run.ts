@@ -36,6 +36,7 @@ import { type CountingProxy, startCountingProxy } from './counting-proxy';
 import { deliveredBatches, eventSourceBatches } from './event-source-batches';
 import { functionLogs } from './function-logs';
 import { startGuardWindow } from './guard-window';
+import { partyEndpoints } from './party-endpoints';
 import {
   type BenchClient,
   type BenchStack,
@@ -221,7 +222,9 @@ async function setUp(started: Started, log: (line: string) => void): Promise<Ben
   started.proxies.push(functionsProxy);
   const cliProxy = await startCountingProxy({ target: endpoint });
   started.proxies.push(cliProxy);
-  log(`functions' calls through ${functionsProxy.endpoint}, the CLI's through ${cliProxy.endpoint}`);
+  log(
+    `functions' calls through ${functionsProxy.endpoint} (each function under its own path), the CLI's through ${cliProxy.endpoint}`,
+  );
 
   const previous = process.env.RESEAL_ENDPOINT_OVERRIDE;
   process.env.RESEAL_ENDPOINT_OVERRIDE = functionsProxy.endpoint;
@@ -230,6 +233,8 @@ async function setUp(started: Started, log: (line: string) => void): Promise<Ben
     outputs = (await deployStack(endpoint, {
       embedded: started.emulator.embedded,
       log,
+      // Each function its own path on the proxy, so its calls are counted apart (bench/stack/party-endpoints.ts).
+      context: { endpointOverrides: JSON.stringify(partyEndpoints(functionsProxy.endpoint)) },
     })) as StackOutputs;
   } finally {
     if (previous === undefined) delete process.env.RESEAL_ENDPOINT_OVERRIDE;
@@ -240,6 +245,7 @@ async function setUp(started: Started, log: (line: string) => void): Promise<Ben
     outputs,
     endpoint,
     functionCalls: functionsProxy.tally,
+    functionParties: functionsProxy.byParty,
     cli: { endpoint: cliProxy.endpoint, calls: cliProxy.tally },
     logs: await functionLogs(endpoint, cloudFormation, STACK_NAME),
   };
