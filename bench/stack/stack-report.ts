@@ -118,6 +118,27 @@ export function guardBatchesRow(measured: Measured): string {
   return `| ${measured.name} | ${published} | ${window} | ${b.batches} | ${b.records} | ${fmt(b.perInvocation)} | ${fmt(b.batches / measured.operations)} | ${fmt((guardReceiveUnits(measured) ?? Number.NaN) / measured.operations)} | ${sizes || '–'} |`;
 }
 
+/** Header of {@link outcomeReadsRow}'s table. */
+export const OUTCOME_READS_HEADER = [
+  '| scenario | writes/s published | p50 ms | GetItem / write | Query / write | BatchGetItem / write | RCU / write (reported) | BatchGetItem RCU / write (by item size) |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|',
+] as const;
+
+/**
+ * The client's reads to its outcome in a write scenario (its `waitForOutcome` polls and proof),
+ * per write, beside the publish-to-outcome p50 they were taken at: the polls grow with the wait,
+ * so they are the client's own only where the pipeline keeps up with the writes (docs/pipeline.md,
+ * "Polling the table").
+ */
+export function outcomeReadsRow(measured: Measured): string {
+  const per = (operation: string) => (measured.client[`DynamoDB.${operation}`]?.calls ?? 0) / measured.operations;
+  const reported = Object.entries(measured.client)
+    .filter(([name]) => name.startsWith('DynamoDB.'))
+    .reduce((sum, [, stats]) => sum + stats.readUnits, 0);
+  const published = measured.publishSeconds ? fmt(measured.operations / measured.publishSeconds) : '–';
+  return `| ${measured.name} | ${published} | ${fmt(quantile(measured.latenciesMs, 0.5), 0)} | ${fmt(per('GetItem'))} | ${fmt(per('Query'))} | ${fmt(per('BatchGetItem'))} | ${fmt(reported / measured.operations)} | ${fmt(estimatedBatchReadUnits(measured))} |`;
+}
+
 /** Header of {@link speedRow}'s table. */
 export const SPEED_HEADER = [
   '| scenario | operations | per second | floor per second | ÷ floor | p50 ms | floor p50 | ÷ floor | p99 ms | floor p99 | ÷ floor |',

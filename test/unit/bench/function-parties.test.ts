@@ -7,7 +7,7 @@ import { type CallStats, CallTally, partyCountsSince, snapshotParties } from '..
 import { type CountingProxy, startCountingProxy } from '../../../bench/stack/counting-proxy';
 import { partyEndpoints, partyOfPath, UNATTRIBUTED_PARTY } from '../../../bench/stack/party-endpoints';
 import type { Measured } from '../../../bench/stack/stack-bench';
-import { callsTable, FUNCTIONS_TOTAL_PARTY } from '../../../bench/stack/stack-report';
+import { callsTable, FUNCTIONS_TOTAL_PARTY, outcomeReadsRow } from '../../../bench/stack/stack-report';
 
 const stats = (calls: number, extra: Partial<CallStats> = {}): CallStats => ({
   calls,
@@ -129,7 +129,7 @@ describe("the functions' proxy tells each function's calls apart by the path of 
   });
 });
 
-describe("the report's calls per function", () => {
+describe("the report's calls per function and the client's outcome reads", () => {
   const measured: Measured = {
     name: 'sparse, paced',
     operations: 10,
@@ -168,5 +168,9 @@ describe("the report's calls per function", () => {
 
   it('without calls told apart, the functions are one party, as before', () => {
     expect(callsTable({ ...measured, byFunction: null })).toContain('| functions | KMS.GenerateMac | 0.400 |');
+  });
+
+  it("sets the client's reads per write beside the p50 they were taken at", () => {
+    expect(outcomeReadsRow(measured)).toBe('| sparse, paced | 5.00 | 1100 | 2.00 | 1.00 | 1.00 | 2.50 | 1.50 |');
   });
 });
