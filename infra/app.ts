@@ -18,6 +18,9 @@ import { WitnessStack } from './witness-stack';
  *   prop; default `DEFAULT_INTEGRATION_INTERVAL_SECONDS`, 2);
  * - `endpointOverride`: an emulator endpoint passed to the functions as `AWS_ENDPOINT_URL`
  *   (only for emulators that do not set it themselves; never for real AWS);
+ * - `endpointOverrides`: a JSON object of endpoints by function, keyed by Powertools service name
+ *   (`{"reseal-guard": "http://…", …}`), each over `endpointOverride` for that function (the
+ *   stack's prop; the emulator bench counts each function's calls apart with it; never for real AWS);
  * - `maxReceiptAgeSeconds`: the guard's receipt age limit (default `DEFAULT_MAX_RECEIPT_AGE_SECONDS`, 900);
  * - `guardBatchingWindowSeconds`: the guard's event source batching window, whole seconds 0 to 300, its
  *   wait at most a quarter of the receipt age
@@ -89,6 +92,29 @@ const tenants =
   tenantsContext === undefined || tenantsContext === null || tenantsContext === ''
     ? undefined
     : parseTenants(typeof tenantsContext === 'string' ? tenantsJson(tenantsContext) : tenantsContext);
+// `-c endpointOverrides='{…}'` gives a string, cdk.json an object: either must map names to URLs.
+const endpointOverridesContext: unknown = app.node.tryGetContext('endpointOverrides');
+const endpointOverrides = ((): Record<string, string> | undefined => {
+  if (endpointOverridesContext === undefined || endpointOverridesContext === null || endpointOverridesContext === '')
+    return undefined;
+  let value: unknown = endpointOverridesContext;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch (error) {
+      throw new Error(`context endpointOverrides: not JSON (${(error as Error).message})`);
+    }
+  }
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    !Object.values(value).every((url) => typeof url === 'string')
+  ) {
+    throw new Error('context endpointOverrides: expected { "<service name>": "<url>", … }');
+  }
+  return value as Record<string, string>;
+})();
 const witnessUrl = context('witnessUrl');
 const witnessMaxAge = context('witnessMaxAgeSeconds');
 const witnessPolicyFile = context('witnessPolicyFile');
@@ -116,6 +142,7 @@ new ResealStack(app, 'ResealStack', {
   tableMinCapacity: settings.tableCapacity.mode === 'provisioned' ? settings.tableCapacity.minCapacity : undefined,
   tableMaxCapacity: settings.tableCapacity.mode === 'provisioned' ? settings.tableCapacity.maxCapacity : undefined,
   endpointOverride: context('endpointOverride'),
+  endpointOverrides,
   maxReceiptAgeSeconds: maxReceiptAge === undefined ? undefined : Number(maxReceiptAge),
   guardBatchingWindowSeconds: settings.guardBatchingWindowSeconds,
   integrationIntervalSeconds: settings.integrationIntervalSeconds,

@@ -64,6 +64,14 @@ export interface ResealStackProps extends StackProps {
    */
   readonly endpointOverride?: string;
   /**
+   * Endpoints by function, keyed by Powertools service name (`reseal-guard`, `reseal-sealer`,
+   * `reseal-integrator`, `reseal-triage`, `reseal-mcp`), each over `endpointOverride` for that
+   * function: the emulator bench gives each function its own path on its counting proxy, to
+   * count each function's calls apart (docs/infrastructure.md, "Cost and quotas"). Never for real AWS.
+   * @default undefined
+   */
+  readonly endpointOverrides?: Readonly<Record<string, string>>;
+  /**
    * Oldest freshness receipt the guard accepts (the sealer re-checks with the same value); it bounds
    * the guard's batching window (`guardBatchingWindowSeconds`). @default DEFAULT_MAX_RECEIPT_AGE_SECONDS (900 s, shared/guard/policy.ts)
    */
@@ -189,7 +197,11 @@ export class ResealStack extends Stack {
     super(scope, id, props);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
     const tenants = props.tenants === undefined ? undefined : parseTenants(props.tenants);
-    const common = { removalPolicy, endpointOverride: props.endpointOverride };
+    const common = {
+      removalPolicy,
+      endpointOverride: props.endpointOverride,
+      endpointOverrides: props.endpointOverrides,
+    };
 
     const store = new LineageStore(this, 'LineageStore', {
       removalPolicy,

@@ -233,3 +233,24 @@ export function addCounts(a: CallCounts, b: CallCounts): CallCounts {
   }
   return out;
 }
+
+/** Counts of several parties (e.g. each function's), by party name. */
+export type PartyCounts = Readonly<Record<string, CallCounts>>;
+
+/** Snapshots of a tally per party (a party's tally may appear with its first call). */
+export function snapshotParties(tallies: ReadonlyMap<string, CallTally>): PartyCounts {
+  return Object.fromEntries([...tallies].map(([party, tally]) => [party, tally.snapshot()]));
+}
+
+/**
+ * {@link countsSince} per party: a party absent from `before` counts from nothing, one with no
+ * call in between is left out.
+ */
+export function partyCountsSince(after: PartyCounts, before: PartyCounts): PartyCounts {
+  const out: Record<string, CallCounts> = {};
+  for (const [party, counts] of Object.entries(after)) {
+    const since = countsSince(counts, before[party] ?? {});
+    if (Object.keys(since).length > 0) out[party] = since;
+  }
+  return out;
+}

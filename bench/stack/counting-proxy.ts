@@ -8,7 +8,9 @@
  * of DynamoDB, KMS, SQS, EventBridge and CloudWatch Logs; `Action=` for query protocols; the
  * SigV4 credential scope for the service), asks DynamoDB for `ReturnConsumedCapacity: TOTAL` where
  * the caller did not (the emulator does not check signatures unless it runs with `AUTH=true`, so
- * the added member is accepted), and reads the `ConsumedCapacity` it reports.
+ * the added member is accepted), and reads the `ConsumedCapacity` it reports. A request under a
+ * function's path (`/_party/<function>/…`, bench/stack/party-endpoints.ts) is counted for that
+ * function too, and forwarded without the path.
  */
 import {
   createServer,
@@ -19,6 +21,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CAPACITY_OPERATIONS, CallTally, serviceOf } from './call-tally';
+import { partyOfPath, UNATTRIBUTED_PARTY } from './party-endpoints';
 
 /** SigV4 signing names → the names the SDK middleware uses (its clients' names). */
 const SERVICE_NAMES: Readonly<Record<string, string>> = {
@@ -69,6 +72,11 @@ export interface CountingProxy {
   readonly endpoint: string;
   /** The calls that went through it. */
   readonly tally: CallTally;
+  /**
+   * The same calls by the function whose path they came under (`guard`, `sealer`, …; a party
+   * appears with its first call), those under none as {@link UNATTRIBUTED_PARTY}.
+   */
+  readonly byParty: ReadonlyMap<string, CallTally>;
   /** Stops listening (idempotent). */
   close(): Promise<void>;
 }
@@ -140,10 +148,19 @@ function consumedCapacity(service: string, body: Buffer): unknown {
 export async function startCountingProxy(options: CountingProxyOptions): Promise<CountingProxy> {
   const target = new URL(options.target);
   const tally = new CallTally();
+  const byParty = new Map<string, CallTally>();
+  const partyTally = (party: string): CallTally => {
+    let found = byParty.get(party);
+    if (!found) {
+      found = new CallTally();
+      byParty.set(party, found);
+    }
+    return found;
+  };
 
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const body = await readAll(incoming);
-    const path = incoming.url ?? '/';
+    const { party, path } = partyOfPath(incoming.url ?? '/');
     const named = callName(incoming.headers, body.toString('utf8'), path);
     const { operation } = named;
     const { queueUrl, entries } = requestFields(body);
@@ -157,14 +174,16 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
       async (response) => {
         const answer = await readAll(response);
         options.timed?.(service, operation, performance.now() - sentAt);
-        tally.record({
+        const sample = {
           service,
           operation,
           requestBytes: body.length,
           responseBytes: answer.length,
           consumedCapacity: consumedCapacity(service, answer),
           entries,
-        });
+        };
+        tally.record(sample);
+        partyTally(party ?? UNATTRIBUTED_PARTY).record(sample);
         outgoing.writeHead(response.statusCode ?? 502, response.headers);
         outgoing.end(answer);
       },
@@ -192,6 +211,7 @@ export async function startCountingProxy(options: CountingProxyOptions): Promise
   return {
     endpoint: `http://${host}:${port}`,
     tally,
+    byParty,
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         server.closeAllConnections();

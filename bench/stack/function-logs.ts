@@ -63,6 +63,7 @@ async function logsCall<T>(endpoint: string, operation: string, body: Record<str
 const LOG_GROUP_OWNERS: readonly [RegExp, string][] = [
   [/^(ResidualWritesConsumer|Guard)/i, 'guard'],
   [/^(SealRequestsConsumer|Sealer)/i, 'sealer'],
+  [/^(IntegrationConsumer|Integrator)/i, 'integrator'],
   [/^Triage/i, 'triage'],
 ];
 

@@ -36,6 +36,7 @@ import { type CountingProxy, startCountingProxy } from './counting-proxy';
 import { deliveredBatches, eventSourceBatches } from './event-source-batches';
 import { functionLogs } from './function-logs';
 import { startGuardWindow } from './guard-window';
+import { partyEndpoints } from './party-endpoints';
 import {
   type BenchClient,
   type BenchStack,
@@ -67,6 +68,8 @@ import {
   INDEX_COST_HEADER,
   indexCostRow,
   monthlyLine,
+  OUTCOME_READS_HEADER,
+  outcomeReadsRow,
   quantile,
   SPEED_HEADER,
   speedRow,
@@ -79,6 +82,9 @@ const USAGE = `usage: npm run bench:stack -- [options]
                          longer lineages are sealed in-process by the sealer service (default 100)
   --sparse-lineages N    lineages of the sparse scenario, one write per second each (default 50)
   --sparse-seconds N     seconds of sparse traffic (default 4)
+  --paced-lineages N     lineages of the paced sparse scenario, one write per second each, each write
+                         waited for to its seal (default 10: a rate the emulator seals as it comes,
+                         so the client's outcome reads are its own, not the emulator's backlog's)
   --recalls N            recalls per target (latest, by seq) and size (default 3)
   --floor-writes N       design-floor writes timed (default 20)
   --guard-window S       the guard's batching window emulated in the sparse scenarios, whole seconds
@@ -90,6 +96,11 @@ const USAGE = `usage: npm run bench:stack -- [options]
                          or audit): a check of the guard window in a few minutes
   --help                 this text
 
+The functions are deployed each with its own path on the functions' counting proxy (the stack's
+endpointOverrides, bench/stack/party-endpoints.ts): "Calls per operation" counts each function's
+calls apart (client, guard, sealer, integrator, triage, …) and all of them as "functions, all".
+"The client's outcome reads" sets the client's reads per write beside the p50 they were taken at.
+
 AWS_ENDPOINT_URL=<loopback URL> uses that emulator instead of starting one (then the guard's
 sends to the FIFO queue follow the queue URL past the proxy and are not counted).`;
 
@@ -99,6 +110,8 @@ export interface StackBenchOptions {
   readonly pipelineMax: number;
   readonly sparseLineages: number;
   readonly sparseSeconds: number;
+  /** Lineages of the paced sparse scenario (one write per second each, waited for to the seal). */
+  readonly pacedLineages: number;
   readonly recalls: number;
   readonly floorWrites: number;
   /** The guard's batching window emulated in the sparse scenarios, seconds (0: none). */
@@ -125,6 +138,7 @@ export function parseBenchArgs(argv: readonly string[]): StackBenchOptions | 'he
       'pipeline-max': { type: 'string', default: '100' },
       'sparse-lineages': { type: 'string', default: '50' },
       'sparse-seconds': { type: 'string', default: '4' },
+      'paced-lineages': { type: 'string', default: '10' },
       recalls: { type: 'string', default: '3' },
       'floor-writes': { type: 'string', default: '20' },
       'guard-window': { type: 'string', default: String(BENCH_GUARD_WINDOW_SECONDS) },
@@ -146,6 +160,7 @@ export function parseBenchArgs(argv: readonly string[]): StackBenchOptions | 'he
     pipelineMax: positiveInt('pipeline-max', values['pipeline-max']),
     sparseLineages: positiveInt('sparse-lineages', values['sparse-lineages']),
     sparseSeconds: positiveInt('sparse-seconds', values['sparse-seconds']),
+    pacedLineages: positiveInt('paced-lineages', values['paced-lineages']),
     recalls: positiveInt('recalls', values.recalls),
     floorWrites: positiveInt('floor-writes', values['floor-writes']),
     guardWindow,
@@ -221,7 +236,9 @@ async function setUp(started: Started, log: (line: string) => void): Promise<Ben
   started.proxies.push(functionsProxy);
   const cliProxy = await startCountingProxy({ target: endpoint });
   started.proxies.push(cliProxy);
-  log(`functions' calls through ${functionsProxy.endpoint}, the CLI's through ${cliProxy.endpoint}`);
+  log(
+    `functions' calls through ${functionsProxy.endpoint} (each function under its own path), the CLI's through ${cliProxy.endpoint}`,
+  );
 
   const previous = process.env.RESEAL_ENDPOINT_OVERRIDE;
   process.env.RESEAL_ENDPOINT_OVERRIDE = functionsProxy.endpoint;
@@ -230,6 +247,8 @@ async function setUp(started: Started, log: (line: string) => void): Promise<Ben
     outputs = (await deployStack(endpoint, {
       embedded: started.emulator.embedded,
       log,
+      // Each function its own path on the proxy, so its calls are counted apart (bench/stack/party-endpoints.ts).
+      context: { endpointOverrides: JSON.stringify(partyEndpoints(functionsProxy.endpoint)) },
     })) as StackOutputs;
   } finally {
     if (previous === undefined) delete process.env.RESEAL_ENDPOINT_OVERRIDE;
@@ -240,6 +259,7 @@ async function setUp(started: Started, log: (line: string) => void): Promise<Ben
     outputs,
     endpoint,
     functionCalls: functionsProxy.tally,
+    functionParties: functionsProxy.byParty,
     cli: { endpoint: cliProxy.endpoint, calls: cliProxy.tally },
     logs: await functionLogs(endpoint, cloudFormation, STACK_NAME),
   };
@@ -328,6 +348,28 @@ async function main(argv: readonly string[]): Promise<void> {
         log,
       ),
     );
+
+    // The same writes at a rate the emulator seals as they come (the scenario above publishes
+    // faster than it seals, so its clients' polls measure the emulator's backlog): the client's
+    // reads to its sealed outcome at the latency the pipeline sets.
+    const pacedLineages = Array.from({ length: options.pacedLineages }, (_, i) => lineage(`paced-${i}`));
+    log(`sparse, paced: ${pacedLineages.length} lineages × 1 write/s × ${options.sparseSeconds} s${windowLabel}`);
+    const paced = await measureSparseWrites(
+      stack,
+      bench,
+      {
+        name: `sparse, paced, ${pacedLineages.length} lineages × 1 write/s${windowLabel}`,
+        lineages: pacedLineages,
+        perLineage: options.sparseSeconds,
+        intervalMs: 1_000,
+        // Every write waited for from its publish: no wait queued behind another's.
+        waiters: pacedLineages.length * options.sparseSeconds,
+      },
+      options.guardWindow,
+      ministackLog,
+      log,
+    );
+    writes.push(paced);
 
     // An agent that waits until its write is proven (publish --wait, the MCP write tool): the
     // client's polls while the seal awaits integration (docs/pipeline.md, "Polling the table").
@@ -426,6 +468,13 @@ async function main(argv: readonly string[]): Promise<void> {
       '',
       'What the emulator bounds: it runs one sealer invocation at a time per FIFO queue, runs the functions as workers on this machine\'s node beside itself, the bench and its proxies, and answers every call from one process; rates and latencies here are the emulator\'s, and the ceiling on AWS follows from the counts and the quotas (docs/infrastructure.md, "Cost and quotas").',
       '',
+      "## The client's outcome reads (per write, beside the latency they were taken at)",
+      '',
+      ...OUTCOME_READS_HEADER,
+      ...writes.map(outcomeReadsRow),
+      '',
+      "The client polls its outcome every 500 ms until the seal (and, until proven, the deployment log's proof) is there: its reads per write grow with the wait. Where a scenario publishes faster than the emulator seals, the wait is the emulator's backlog; the paced scenario's rate is one the emulator keeps up with, so its reads are the client's at a latency the pipeline sets. The emulator reports no capacity for BatchGetItem: its items are priced by their size.",
+      '',
       "## The guard's batches (MiniStack's log)",
       '',
       ...GUARD_BATCHES_HEADER,
@@ -461,9 +510,11 @@ async function main(argv: readonly string[]): Promise<void> {
           indexKeys: 1e6,
           intervalSeconds: DEFAULT_INTEGRATION_INTERVAL_SECONDS,
           // The sparse scenario's nominal rate (one write a second per lineage); a busy lineage's is the run's.
-          ...(m.name.startsWith('sparse')
-            ? { lineages: options.sparseLineages, writesPerSecond: options.sparseLineages }
-            : { lineages: 1 }),
+          ...(m === paced
+            ? { lineages: options.pacedLineages, writesPerSecond: options.pacedLineages }
+            : m.name.startsWith('sparse')
+              ? { lineages: options.sparseLineages, writesPerSecond: options.sparseLineages }
+              : { lineages: 1 }),
         }),
       ),
       '',

@@ -36,7 +36,14 @@ import { evaluateWrite } from '../../shared/guard/evaluate-write';
 import { sealerKeyName } from '../../shared/log/log-names';
 import type { RecallTarget } from '../../shared/pipeline/recall-target';
 import type { ResidualWriteRequest, UnsignedWriteRequest } from '../../shared/write/write-request';
-import { type CallCounts, CallTally, countsSince } from './call-tally';
+import {
+  type CallCounts,
+  CallTally,
+  countsSince,
+  type PartyCounts,
+  partyCountsSince,
+  snapshotParties,
+} from './call-tally';
 import { countCalls } from './counting-middleware';
 import type { DeliveredBatches } from './event-source-batches';
 import type { FunctionLogs, FunctionsActivity } from './function-logs';
@@ -48,6 +55,11 @@ export interface BenchStack {
   readonly endpoint: string;
   /** The functions' calls (the proxy their `AWS_ENDPOINT_URL` names), or `null` when not observed. */
   readonly functionCalls: CallTally | null;
+  /**
+   * The same calls by function (`guard`, `sealer`, `integrator`, …: the path each function's
+   * endpoint names on the proxy, bench/stack/party-endpoints.ts); absent or `null` when not told apart.
+   */
+  readonly functionParties?: ReadonlyMap<string, CallTally> | null;
   /** Endpoint the in-process CLI is given, and its tally (a proxy of its own). */
   readonly cli: { readonly endpoint: string; readonly calls: CallTally };
   /** The functions' log groups, or `null` when not read. */
@@ -63,8 +75,13 @@ export interface Measured {
   readonly records?: number;
   /** Calls of the bench's client (the agent's side), counted by the SDK middleware. */
   readonly client: CallCounts;
-  /** Calls of the functions, counted by the proxy (`null`: not observed). */
+  /** Calls of the functions, all together, counted by the proxy (`null`: not observed). */
   readonly functions: CallCounts | null;
+  /**
+   * {@link functions} by function (`guard`, `sealer`, `integrator`, …), as the proxy told them
+   * apart; absent or `null`: not told apart.
+   */
+  readonly byFunction?: PartyCounts | null;
   /** The functions' invocations, GB-s and log bytes (`null`: not read). */
   readonly lambda: FunctionsActivity | null;
   /** Wall time from the first publish to the last outcome, seconds. */
@@ -179,6 +196,7 @@ function mark(stack: BenchStack, bench: BenchClient) {
     atMs: Date.now(),
     client: bench.calls.snapshot(),
     functions: stack.functionCalls?.snapshot() ?? null,
+    byFunction: stack.functionParties ? snapshotParties(stack.functionParties) : null,
   };
 }
 
@@ -189,7 +207,7 @@ async function since(
   stack: BenchStack,
   bench: BenchClient,
   before: ReturnType<typeof mark>,
-): Promise<Pick<Measured, 'client' | 'functions' | 'lambda'>> {
+): Promise<Pick<Measured, 'client' | 'functions' | 'byFunction' | 'lambda'>> {
   // Functions may still finish what the client already saw (triage publishes TriageCompleted
   // after storing its report): wait before reading their counts, so the next scenario gets none.
   await sleep(LOG_SETTLE_MS);
@@ -197,6 +215,7 @@ async function since(
   return {
     client: countsSince(after.client, before.client),
     functions: after.functions && before.functions ? countsSince(after.functions, before.functions) : null,
+    byFunction: after.byFunction && before.byFunction ? partyCountsSince(after.byFunction, before.byFunction) : null,
     lambda: stack.logs ? await stack.logs.activity(before.atMs, Date.now()) : null,
   };
 }

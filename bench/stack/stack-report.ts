@@ -8,7 +8,8 @@ import { type IndexLoad, indexUsagePerWrite } from '../../shared/cost/index-usag
 import type { MonthlyCost } from '../../shared/cost/monthly-cost';
 import type { PriceTable } from '../../shared/cost/price-table';
 import { addUsage } from '../../shared/cost/usage';
-import type { CallCounts } from './call-tally';
+import type { CallCounts, PartyCounts } from './call-tally';
+import { FUNCTION_PARTIES } from './party-endpoints';
 import type { Floor, Measured } from './stack-bench';
 import { guardReceiveUnits, scenarioUsage } from './stack-usage';
 
@@ -39,7 +40,37 @@ function callRows(party: string, counts: CallCounts, operations: number): string
     });
 }
 
-/** Per-operation table of a scenario's calls, and its Lambda activity. */
+/** The label of the functions' calls all together, beside each function's. */
+export const FUNCTIONS_TOTAL_PARTY = 'functions, all';
+
+/** Parties in the order the pipeline calls them (the functions the bench names), others after by name. */
+function partyOrder(byFunction: PartyCounts): string[] {
+  const known = Object.values(FUNCTION_PARTIES);
+  const rank = (party: string) => {
+    const i = known.indexOf(party);
+    return i < 0 ? known.length : i;
+  };
+  return Object.keys(byFunction).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+/**
+ * The functions' rows of {@link callsTable}: each function's calls under its name, then all of
+ * them as {@link FUNCTIONS_TOTAL_PARTY}; without `byFunction`, the total alone as `functions`.
+ */
+function functionRows(measured: Measured): string[] {
+  if (!measured.functions) return [];
+  const byFunction = measured.byFunction;
+  if (!byFunction) return callRows('functions', measured.functions, measured.operations);
+  return [
+    ...partyOrder(byFunction).flatMap((party) => callRows(party, byFunction[party] ?? {}, measured.operations)),
+    ...callRows(FUNCTIONS_TOTAL_PARTY, measured.functions, measured.operations),
+  ];
+}
+
+/**
+ * Per-operation table of a scenario's calls, and its Lambda activity: the client's (or the CLI's)
+ * rows, then each function's where the proxy told them apart, then the functions' total.
+ */
 export function callsTable(measured: Measured): string {
   const per = measured.records ? `audit of ${measured.records} records` : 'operation';
   const lines = [
@@ -48,7 +79,7 @@ export function callsTable(measured: Measured): string {
     '| party | AWS operation | calls | request bytes / call | response bytes / call | RCU | WCU |',
     '|---|---|---:|---:|---:|---:|---:|',
     ...callRows(measured.records ? 'CLI' : 'client', measured.client, measured.operations),
-    ...(measured.functions ? callRows('functions', measured.functions, measured.operations) : []),
+    ...functionRows(measured),
   ];
   if (measured.lambda) {
     lines.push('', '| function | invocations | GB-s | log bytes |', '|---|---:|---:|---:|');
@@ -85,6 +116,27 @@ export function guardBatchesRow(measured: Measured): string {
     .join(', ');
   const window = b.windowSeconds > 0 ? `${b.windowSeconds} s, emulated` : 'none';
   return `| ${measured.name} | ${published} | ${window} | ${b.batches} | ${b.records} | ${fmt(b.perInvocation)} | ${fmt(b.batches / measured.operations)} | ${fmt((guardReceiveUnits(measured) ?? Number.NaN) / measured.operations)} | ${sizes || '–'} |`;
+}
+
+/** Header of {@link outcomeReadsRow}'s table. */
+export const OUTCOME_READS_HEADER = [
+  '| scenario | writes/s published | p50 ms | GetItem / write | Query / write | BatchGetItem / write | RCU / write (reported) | BatchGetItem RCU / write (by item size) |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|',
+] as const;
+
+/**
+ * The client's reads to its outcome in a write scenario (its `waitForOutcome` polls and proof),
+ * per write, beside the publish-to-outcome p50 they were taken at: the polls grow with the wait,
+ * so they are the client's own only where the pipeline keeps up with the writes (docs/pipeline.md,
+ * "Polling the table").
+ */
+export function outcomeReadsRow(measured: Measured): string {
+  const per = (operation: string) => (measured.client[`DynamoDB.${operation}`]?.calls ?? 0) / measured.operations;
+  const reported = Object.entries(measured.client)
+    .filter(([name]) => name.startsWith('DynamoDB.'))
+    .reduce((sum, [, stats]) => sum + stats.readUnits, 0);
+  const published = measured.publishSeconds ? fmt(measured.operations / measured.publishSeconds) : '–';
+  return `| ${measured.name} | ${published} | ${fmt(quantile(measured.latenciesMs, 0.5), 0)} | ${fmt(per('GetItem'))} | ${fmt(per('Query'))} | ${fmt(per('BatchGetItem'))} | ${fmt(reported / measured.operations)} | ${fmt(estimatedBatchReadUnits(measured))} |`;
 }
 
 /** Header of {@link speedRow}'s table. */

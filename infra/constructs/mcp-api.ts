@@ -16,6 +16,8 @@ export interface McpApiProps {
   readonly removalPolicy: RemovalPolicy;
   /** An emulator's endpoint for the function's SDK clients (docs/infrastructure.md); never for real AWS. */
   readonly endpointOverride?: string | undefined;
+  /** Endpoints by service name, over `endpointOverride` (`ResealFunctionProps.endpointOverrides`); never for real AWS. */
+  readonly endpointOverrides?: Readonly<Record<string, string>> | undefined;
 }
 
 /**
@@ -43,6 +45,7 @@ export class McpApi extends Construct {
       environment: props.environment,
       removalPolicy: props.removalPolicy,
       endpointOverride: props.endpointOverride,
+      endpointOverrides: props.endpointOverrides,
       timeout: Duration.seconds(29),
     });
     this.api = new apigwv2.HttpApi(this, 'Api', {

@@ -30,6 +30,13 @@ export interface ResealFunctionProps {
    * @default undefined
    */
   readonly endpointOverride?: string;
+  /**
+   * Endpoints by Powertools service name (e.g. `reseal-guard`), each passed as that function's
+   * `AWS_ENDPOINT_URL` in place of `endpointOverride`: an emulator bench tells the functions'
+   * calls apart by where they arrive (docs/infrastructure.md, "Cost and quotas"). Never for real AWS.
+   * @default undefined
+   */
+  readonly endpointOverrides?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -50,6 +57,7 @@ export class ResealFunction extends Construct {
   constructor(scope: Construct, id: string, props: ResealFunctionProps) {
     super(scope, id);
     this.environment = { ...props.environment };
+    const endpoint = props.endpointOverrides?.[props.serviceName] ?? props.endpointOverride;
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: props.removalPolicy,
@@ -76,7 +84,7 @@ export class ResealFunction extends Construct {
         // Stack traces point into functions/ and shared/, not into the minified bundle.
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
-        ...(props.endpointOverride ? { AWS_ENDPOINT_URL: props.endpointOverride } : {}),
+        ...(endpoint ? { AWS_ENDPOINT_URL: endpoint } : {}),
       },
       bundling: {
         // Bundle the AWS SDK too: the runtime's copy (or an emulator's stand-in) is not what we tested.

@@ -456,6 +456,27 @@ describe('ResealStack template', () => {
     );
   });
 
+  it('endpointOverrides give a function, by service name, an endpoint of its own over endpointOverride (the bench counts each apart)', () => {
+    const stack = new ResealStack(new App({ context: synthContext }), 'EmuByFunction', {
+      endpointOverride: 'http://127.0.0.1:4566',
+      endpointOverrides: { 'reseal-guard': 'http://127.0.0.1:4566/_party/guard' },
+    });
+    const endpoints = Object.fromEntries(
+      Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))
+        .map((fn) => fn.Properties?.Environment?.Variables ?? {})
+        .filter((variables) => variables.POWERTOOLS_SERVICE_NAME !== undefined)
+        .map((variables) => [variables.POWERTOOLS_SERVICE_NAME, variables.AWS_ENDPOINT_URL]),
+    );
+    expect(endpoints).toEqual(
+      Object.fromEntries(
+        Object.keys(HANDLER_FILES).map((service) => [
+          service,
+          service === 'reseal-guard' ? 'http://127.0.0.1:4566/_party/guard' : 'http://127.0.0.1:4566',
+        ]),
+      ),
+    );
+  });
+
   it('each KMS key has exactly one signer: the sealer MACs records and signs its refusals, the integrator signs the log, the guard signs its refusals, triage signs nothing', () => {
     /** `kms:<action>@<key construct>` for every KMS action of a role, resolved to the key it targets. */
     const keyActions = (service: string) =>

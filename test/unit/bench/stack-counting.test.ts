@@ -204,6 +204,7 @@ describe('functionLabel', () => {
     expect(functionLabel('ResidualWritesConsumerLogGroup252CA9A1')).toBe('guard');
     expect(functionLabel('SealRequestsConsumerLogGroup9A41737F')).toBe('sealer');
     expect(functionLabel('TriageLogGroup0D2E4C1A')).toBe('triage');
+    expect(functionLabel('IntegrationConsumerLogGroup88532B14')).toBe('integrator');
     expect(functionLabel('SomethingElse')).toBe('SomethingElse');
   });
 });
