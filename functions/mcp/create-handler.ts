@@ -139,17 +139,18 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
         { allow: 'POST' },
       );
     }
-    const body =
-      event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-    if (body.length > MAX_MCP_BODY_BYTES) {
-      options.logger.warn('remote MCP: request body too large', { bytes: body.length });
+    const encoding = event.isBase64Encoded ? 'base64' : 'utf8';
+    // Counted before it is decoded: a body over the limit is never copied.
+    const bytes = event.body === undefined ? 0 : Buffer.byteLength(event.body, encoding);
+    if (bytes > MAX_MCP_BODY_BYTES) {
+      options.logger.warn('remote MCP: request body too large', { bytes });
       return rpcError(
         413,
         RemoteRpcError.TOO_LARGE,
-        `request body is ${body.length.toLocaleString('en-US')} bytes; the remote MCP server reads at most ${MAX_MCP_BODY_BYTES.toLocaleString('en-US')}`,
+        `request body is ${bytes.toLocaleString('en-US')} bytes; the remote MCP server reads at most ${MAX_MCP_BODY_BYTES.toLocaleString('en-US')}`,
       );
     }
-    const text = body.toString('utf8');
+    const text = event.body === undefined ? '' : Buffer.from(event.body, encoding).toString('utf8');
     const refusal = jsonRpcRefusal(text);
     if (refusal?.kind === 'UNCHECKED_NAMES') {
       options.logger.warn('remote MCP: refused a body that repeats a member name or is nested too deep to check', {

@@ -282,6 +282,23 @@ describe('remote MCP handler (docs/mcp.md, "Remote MCP")', () => {
     expect(body.error.message).toContain('at most 1,048,576');
   });
 
+  it('counts a base64 body in decoded bytes: at the limit it is read, one byte past it 413', async () => {
+    const { handler } = remote();
+    const base64Event = async (body: string) => {
+      const event = await eventOf(post(body));
+      return { ...event, body: Buffer.from(body).toString('base64'), isBase64Encoded: true };
+    };
+    const message = '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"pad":""}}}';
+    const padded = (bytes: number) => message.replace('"pad":""', `"pad":"${'x'.repeat(bytes - message.length)}"`);
+    const atLimit = await handler(await base64Event(padded(MAX_MCP_BODY_BYTES)));
+    expect(atLimit.statusCode).toBe(200);
+    const past = await handler(await base64Event(padded(MAX_MCP_BODY_BYTES + 1)));
+    expect(past.statusCode).toBe(413);
+    expect((JSON.parse(past.body ?? '') as { error: { message: string } }).error.message).toBe(
+      'request body is 1,048,577 bytes; the remote MCP server reads at most 1,048,576',
+    );
+  });
+
   it('answers GET and DELETE 405 with Allow: POST (no session, no stream)', async () => {
     const { handler } = remote();
     for (const method of ['GET', 'DELETE']) {
