@@ -90,9 +90,15 @@ export function strictJsonLines(
         done();
       };
       // The server's answers (this filter's and the SDK's) wait in `output` while the host does
-      // not read them: read on only once they have drained.
-      if (output.writableNeedDrain) output.once('drain', serve);
-      else serve();
+      // not read them: read on only once they have drained (or `output` is gone: nothing waits).
+      if (!output.writableNeedDrain) serve();
+      else {
+        const resume = () => {
+          for (const event of ['drain', 'close', 'error']) output.off(event, resume);
+          serve();
+        };
+        for (const event of ['drain', 'close', 'error']) output.once(event, resume);
+      }
     },
     flush(done) {
       for (const line of lines.end()) if (!answer(line) && line.kind === 'LINE') this.push(line.bytes);

@@ -207,4 +207,19 @@ describe('MCP stdio: a line over MAX_MCP_LINE_BYTES is answered and discarded, n
     expect(answers).toHaveLength(2000);
     expect(JSON.parse(answers[1999] ?? '')).toMatchObject({ id: null, error: { code: PARSE_ERROR_CODE } });
   });
+
+  it('goes on reading once the output is gone: nothing is left waiting on a stream that will never drain', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough({ highWaterMark: 64 });
+    const passed: string[] = [];
+    const filter = strictJsonLines(input, output, () => {});
+    filter.on('data', (chunk: Buffer) => passed.push(chunk.toString('utf8')));
+    for (let i = 0; i < 50; i++) input.write('not json\n');
+    input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(passed).toEqual([]);
+    output.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(passed).toEqual(['{"jsonrpc":"2.0","id":1,"method":"ping"}\n']);
+  });
 });
