@@ -9,10 +9,10 @@ import { INVALID_REQUEST_CODE, jsonRpcRefusal, PARSE_ERROR_CODE } from './json-r
  * Longest line `reseal mcp` (and `reseal mcp --remote`) reads from the host, in bytes, its newline
  * included: 10,485,760 (10 MiB), the MCP SDK's own stdio read buffer (`STDIO_DEFAULT_MAX_BUFFER_SIZE`).
  * A longer line never reached a tool before this bound either: the SDK closes its transport on
- * one. Nothing Reseal itself bounds the tools' arguments by is smaller: the largest sealable write
+ * one. None of Reseal's own bounds on the tools' arguments is tighter: the largest sealable write
  * is 350,000 bytes (the guard's `MAX_BODY_BYTES`), about 1 MiB with every character `\u`-escaped,
- * while an `env` argument has only the snapshot's key limit (a recall with `triage: false` sends
- * it on no event), so a tighter bound would refuse a request that works today.
+ * while an `env` argument has only the snapshot's key limit (a recall with `triage: false` puts it
+ * on no event), so a tighter bound would refuse requests that are served today.
  */
 export const MAX_MCP_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
