@@ -1,41 +1,58 @@
 import { Transform, type Writable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
-import { parseStrictJson } from '../shared/canonical/strict-json';
-import { StrictJsonError, StrictJsonFailure } from '../shared/canonical/strict-json-error';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { escapedText } from '../shared/schemas/escaped-text';
+import { groupedCount } from '../shared/schemas/grouped-count';
+import { type BoundedLine, BoundedLines } from './bounded-lines';
+import { INVALID_REQUEST_CODE, jsonRpcRefusal, PARSE_ERROR_CODE } from './json-rpc-refusal';
 
-/** JSON-RPC 2.0 "Invalid Request": the answer to a message that repeats a member name, or is nested too deep to tell. */
-export const INVALID_REQUEST_CODE = -32600;
-
-/** JSON-RPC 2.0 "Parse error": the answer to a line that is not JSON. */
-export const PARSE_ERROR_CODE = -32700;
+/**
+ * Longest line `reseal mcp` (and `reseal mcp --remote`) reads from the host, in bytes, its newline
+ * included: 10,485,760 (10 MiB), the MCP SDK's own stdio read buffer (`STDIO_DEFAULT_MAX_BUFFER_SIZE`).
+ * A longer line never reached a tool before this bound either: the SDK closes its transport on
+ * one. None of Reseal's own bounds on the tools' arguments is tighter: the largest sealable write
+ * is 350,000 bytes (the guard's `MAX_BODY_BYTES`), about 1 MiB with every character `\u`-escaped,
+ * while an `env` argument has only the snapshot's key limit (a recall with `triage: false` puts it
+ * on no event), so a tighter bound would refuse requests that are served today.
+ */
+export const MAX_MCP_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
 
 /** The JSON-RPC 2.0 answer to a line that is not JSON: no id can be read from it, so `id` is `null`. */
 const PARSE_ERROR_ANSWER = { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR_CODE, message: 'Parse error' } };
 
-/** How much of a line that is not JSON the log line shows, characters. */
+/** The JSON-RPC 2.0 answer to a line over {@link MAX_MCP_LINE_BYTES}: unread, so no id, `id` `null`. */
+const OVER_BOUND_ANSWER = {
+  jsonrpc: '2.0',
+  id: null,
+  error: {
+    code: INVALID_REQUEST_CODE,
+    message: `Invalid Request: the line is over ${groupedCount(MAX_MCP_LINE_BYTES)} bytes (MAX_MCP_LINE_BYTES, newline included); it was discarded up to its newline, unread`,
+  },
+};
+
+/** How much of a refused line the log line shows, characters. */
 const SHOWN_CHARS = 200;
 
 /**
- * The MCP stdio input with every JSON-RPC message that repeats a member name taken out and
- * answered (docs/canonical-form.md, "Hostile-input policy: duplicate member names"; docs/mcp.md).
+ * The MCP stdio input with every line the SDK must not read taken out and answered
+ * (docs/mcp.md, "Hostile input"; docs/canonical-form.md, "Hostile-input policy:
+ * duplicate member names").
  *
- * The MCP SDK parses each line with `JSON.parse`, which keeps a repeated name's last value, so a
- * tool call whose `env` names `REGION` twice would be recalled against one of the two without a
- * word. This is the last place the raw text is visible: each complete line is read with
- * `parseStrictJson` first; one that repeats a name, or is nested deeper than it checks
- * (`TOO_DEEP`: `JSON.parse` would take it with its repeats unseen), is not passed on, and when it
- * is a request (it has an `id`) a JSON-RPC error naming each repeated name and its path, or the
- * depth, is written to `output`. A line that is not JSON at all, which the SDK drops without a word (its read buffer
- * skips it, and the host would wait for an answer forever), is not passed on either: it is
- * answered `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` (JSON-RPC
- * 2.0, section 5.1) and named on `log`, escaped, in one line. Every other line (valid JSON, or
- * blank) goes through as is, and the next line is served as before. Bytes are decoded across
- * chunks, so a character split between two reads reaches the SDK whole.
+ * Lines are cut at most {@link MAX_MCP_LINE_BYTES} long ({@link BoundedLines}), so a host that
+ * never sends a newline cannot grow memory without bound: a longer line is answered at once
+ * `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,…}}` naming the bound, named on `log`
+ * (escaped, its first 200 characters), and discarded up to its newline. Each whole line is then
+ * checked by {@link jsonRpcRefusal}: one that repeats a member name, or is nested too deep to
+ * check, is not passed on and, when it is a request (it has an `id`), answered with a JSON-RPC
+ * error naming each repeated name and its path, or the depth. A line that is not JSON at all,
+ * which the SDK drops without a word (the host would wait for an answer forever), is answered
+ * `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` (JSON-RPC 2.0,
+ * section 5.1) and named on `log`. Every other line (valid JSON, or blank) goes through as
+ * received, and the next line is served as before. While `output` is backed up (a host that does
+ * not read its answers), no more input is read, so answers cannot pile up in memory either.
  *
  * @param input - the host's messages, newline-delimited (MCP stdio transport)
  * @param output - where the server writes its messages (the same stream the transport writes to)
- * @param log - where a line that is not JSON is named, never `output` (default: standard error)
+ * @param log - where a refused line is named, never `output` (default: standard error)
  * @returns the stream to hand the `StdioServerTransport` as its input
  */
 export function strictJsonLines(
@@ -43,79 +60,51 @@ export function strictJsonLines(
   output: Writable,
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Transform {
-  const answer = (line: string): boolean => {
-    const refusal = refusalOf(line);
+  const shown = (text: string) =>
+    escapedText(text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}… (${text.length} characters)` : text);
+  /** Whether `line` is answered here (and not passed on). */
+  const answer = (line: BoundedLine): boolean => {
+    if (line.kind === 'OVER_BOUND') {
+      log(
+        `reseal mcp: a line over ${groupedCount(MAX_MCP_LINE_BYTES)} bytes was answered Invalid Request (${INVALID_REQUEST_CODE}) and discarded: ${escapedText(line.head.slice(0, SHOWN_CHARS))}…`,
+      );
+      output.write(`${JSON.stringify(OVER_BOUND_ANSWER)}\n`);
+      return true;
+    }
+    const text = line.bytes.toString('utf8').replace(/\r?\n$/, '');
+    const refusal = jsonRpcRefusal(text);
     if (refusal === null) return false;
     if (refusal.kind === 'PARSE_ERROR') {
-      const text = line.replace(/\r?\n$/, '');
-      const shown = text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}… (${text.length} characters)` : text;
-      log(`reseal mcp: a line that is not JSON was answered Parse error (${PARSE_ERROR_CODE}): ${escapedText(shown)}`);
+      log(`reseal mcp: a line that is not JSON was answered Parse error (${PARSE_ERROR_CODE}): ${shown(text)}`);
       output.write(`${JSON.stringify(PARSE_ERROR_ANSWER)}\n`);
     } else if (refusal.id !== undefined) output.write(`${JSON.stringify(refusal.answer)}\n`);
     return true;
   };
-  let pending = '';
-  const decoder = new StringDecoder('utf8');
+  const lines = new BoundedLines(MAX_MCP_LINE_BYTES);
   const filter = new Transform({
     transform(chunk: Buffer | string, _encoding, done) {
-      pending += typeof chunk === 'string' ? chunk : decoder.write(chunk);
-      let end = pending.indexOf('\n');
-      while (end !== -1) {
-        const line = pending.slice(0, end + 1);
-        pending = pending.slice(end + 1);
-        if (!answer(line)) this.push(line);
-        end = pending.indexOf('\n');
+      const serve = () => {
+        for (const line of lines.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk)) {
+          if (!answer(line) && line.kind === 'LINE') this.push(line.bytes);
+        }
+        done();
+      };
+      // The server's answers (this filter's and the SDK's) wait in `output` while the host does
+      // not read them: read on only once they have drained (or `output` is gone: nothing waits).
+      if (!output.writableNeedDrain) serve();
+      else {
+        const resume = () => {
+          for (const event of ['drain', 'close', 'error']) output.off(event, resume);
+          serve();
+        };
+        for (const event of ['drain', 'close', 'error']) output.once(event, resume);
       }
-      done();
     },
     flush(done) {
-      pending += decoder.end();
-      if (pending.length > 0 && !answer(pending)) this.push(pending);
+      for (const line of lines.end()) if (!answer(line) && line.kind === 'LINE') this.push(line.bytes);
       done();
     },
   });
   input.pipe(filter);
   return filter;
-}
-
-/** Whether `text` is not JSON to `JSON.parse` either (what the SDK reads with): only then is it refused as such. */
-function notJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-/**
- * What a line is refused as: not JSON (`PARSE_ERROR`), or a message that repeats a member name or
- * is nested too deep to check (`UNCHECKED_NAMES`, with its id and the error answer); `null` when
- * it is passed on (a blank line too, which the SDK skips).
- */
-function refusalOf(
-  line: string,
-): { kind: 'PARSE_ERROR' } | { kind: 'UNCHECKED_NAMES'; id: unknown; answer: unknown } | null {
-  const text = line.replace(/\r?\n$/, '');
-  if (text.trim() === '') return null;
-  try {
-    parseStrictJson(text, 'MCP message');
-    return null;
-  } catch (error) {
-    if (!(error instanceof StrictJsonError)) return null;
-    if (error.failure === StrictJsonFailure.SYNTAX) return notJson(text) ? { kind: 'PARSE_ERROR' } : null;
-    // Too deep to check: JSON.parse (the SDK's reader) would take it, a repeated name unseen.
-    if (error.failure === StrictJsonFailure.TOO_DEEP && notJson(text)) return { kind: 'PARSE_ERROR' };
-    const { id } = JSON.parse(line) as { id?: unknown };
-    const where = error.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
-    return {
-      kind: 'UNCHECKED_NAMES',
-      id,
-      answer: {
-        jsonrpc: '2.0',
-        id: typeof id === 'string' || typeof id === 'number' ? id : null,
-        error: { code: INVALID_REQUEST_CODE, message: `Invalid Request: ${where}` },
-      },
-    };
-  }
 }

@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { z } from 'zod';
+import { INVALID_REQUEST_CODE, jsonRpcRefusal } from '../../mcp/json-rpc-refusal';
 import { createRemoteMcpServer } from '../../mcp/remote-server';
 import type { ResealMcpDeps } from '../../mcp/reseal-mcp-deps';
 import { tenantScopedClient } from '../../mcp/tenant-scoped-client';
@@ -22,6 +23,8 @@ export const RemoteRpcError = {
   TOO_LARGE: -32600,
   /** The event is not an HTTP API payload-2.0 event (HTTP 400). */
   INVALID_REQUEST: -32600,
+  /** The body repeats a member name, or is nested too deep to check (HTTP 400), as `reseal mcp` refuses it. */
+  UNCHECKED_NAMES: INVALID_REQUEST_CODE,
 } as const;
 
 /** The fields of an HTTP API (payload format 2.0) event the handler reads, checked once here. */
@@ -89,8 +92,10 @@ function callsIn(body: string): string[] | 'unparsed' {
  * (`createRemoteMcpServer`) and transport (`sessionIdGenerator: undefined`, JSON responses) per
  * request. Before the server sees a request: GET and DELETE → 405 (no session, no stream); no
  * caller identity in `requestContext.authorizer.iam`, or with tenants a caller that no tenant's
- * `senderPrincipals` names → 403; a body over {@link MAX_MCP_BODY_BYTES} → 413; each with a
- * JSON-RPC error naming why. A tenant's caller gets a client scoped to its tenant
+ * `senderPrincipals` names → 403; a body over {@link MAX_MCP_BODY_BYTES} → 413; a body that
+ * repeats a member name, or is nested too deep to check (`jsonRpcRefusal`, the check `reseal mcp`
+ * applies to each line) → 400, its id kept when it has one, as the SDK's `JSON.parse` would serve
+ * one of the repeated values without a word; each with a JSON-RPC error naming why. A tenant's caller gets a client scoped to its tenant
  * (`tenantScopedClient`: another tenant's lineage is `FORBIDDEN`). Every request's caller
  * and JSON-RPC methods are logged. Malformed JSON-RPC is answered by the SDK's transport (400,
  * parse error `-32700`).
@@ -134,17 +139,30 @@ export function createMcpHttpHandler(options: McpHttpHandlerOptions) {
         { allow: 'POST' },
       );
     }
-    const body =
-      event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-    if (body.length > MAX_MCP_BODY_BYTES) {
-      options.logger.warn('remote MCP: request body too large', { bytes: body.length });
+    const encoding = event.isBase64Encoded ? 'base64' : 'utf8';
+    // Counted before it is decoded: a body over the limit is never copied.
+    const bytes = event.body === undefined ? 0 : Buffer.byteLength(event.body, encoding);
+    if (bytes > MAX_MCP_BODY_BYTES) {
+      options.logger.warn('remote MCP: request body too large', { bytes });
       return rpcError(
         413,
         RemoteRpcError.TOO_LARGE,
-        `request body is ${body.length.toLocaleString('en-US')} bytes; the remote MCP server reads at most ${MAX_MCP_BODY_BYTES.toLocaleString('en-US')}`,
+        `request body is ${bytes.toLocaleString('en-US')} bytes; the remote MCP server reads at most ${MAX_MCP_BODY_BYTES.toLocaleString('en-US')}`,
       );
     }
-    const text = body.toString('utf8');
+    const text = event.body === undefined ? '' : Buffer.from(event.body, encoding).toString('utf8');
+    const refusal = jsonRpcRefusal(text);
+    if (refusal?.kind === 'UNCHECKED_NAMES') {
+      options.logger.warn('remote MCP: refused a body that repeats a member name or is nested too deep to check', {
+        calls: callsIn(text),
+        reason: refusal.answer.error.message,
+      });
+      return {
+        statusCode: 400,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(refusal.answer),
+      };
+    }
     options.logger.info('remote MCP request', { calls: callsIn(text) });
 
     const headers = new Headers();

@@ -23,6 +23,13 @@ export const MAX_PARSE_DEPTH = 512;
 const MAX_DUPLICATES_REPORTED = 20;
 
 /**
+ * Longest key or path segment an issue shows, characters; a longer one is cut there and its
+ * length named. Without it a 10 MB name above 20 repeated ones would be copied into each of the
+ * 20 paths: 200 MB of refusal from 10 MB of text.
+ */
+const MAX_SHOWN_NAME_CHARS = 100;
+
+/**
  * Parses untrusted JSON text, refusing duplicate member names anywhere in the document.
  *
  * One linear scan of the text refuses excessive nesting and counts the member names; when
@@ -234,7 +241,7 @@ function findDuplicates(root: ValueNode): InputIssue[] {
         if (!seen.has(name)) seen.add(name);
         else if (issues.length < MAX_DUPLICATES_REPORTED) {
           const first = members.find((m) => nameOf(m) === name) as MemberNode;
-          issues.push(duplicateIssue([...pathOf(pending), name].join('.'), name, first, member));
+          issues.push(duplicateIssue([...pathOf(pending), name].map(shownName).join('.'), name, first, member));
         }
       }
       for (let i = members.length - 1; i >= 0; i--) {
@@ -273,10 +280,24 @@ function duplicateIssue(path: string, name: string, first: MemberNode, again: Me
   return {
     path,
     message:
-      `duplicate key ${quoteKey(name)} (line ${was.line} column ${was.column}, again at line ` +
+      `duplicate key ${quotedName(name)} (line ${was.line} column ${was.column}, again at line ` +
       `${now.line} column ${now.column}); member names must be unique (RFC 7493 §2.3)`,
   };
 }
+
+/** `name`, or its first {@link MAX_SHOWN_NAME_CHARS} characters and its length when it is longer. */
+function shownName(name: string): string {
+  return name.length <= MAX_SHOWN_NAME_CHARS ? name : `${name.slice(0, MAX_SHOWN_NAME_CHARS)}${cutNote(name)}`;
+}
+
+/** {@link quoteKey} of `name`, cut as {@link shownName} cuts it (the note after the closing quote). */
+function quotedName(name: string): string {
+  return name.length <= MAX_SHOWN_NAME_CHARS
+    ? quoteKey(name)
+    : `${quoteKey(name.slice(0, MAX_SHOWN_NAME_CHARS))}${cutNote(name)}`;
+}
+
+const cutNote = (name: string) => `… (${name.length} characters)`;
 
 /** A key as a JSON string literal, with everything outside printable ASCII `\u`-escaped. */
 function quoteKey(key: string): string {

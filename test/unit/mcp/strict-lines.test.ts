@@ -1,8 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
+import { INVALID_REQUEST_CODE, PARSE_ERROR_CODE } from '../../../mcp/json-rpc-refusal';
 import { createResealMcpServer } from '../../../mcp/server';
-import { INVALID_REQUEST_CODE, PARSE_ERROR_CODE, strictJsonLines } from '../../../mcp/strict-lines';
+import { MAX_MCP_LINE_BYTES, strictJsonLines } from '../../../mcp/strict-lines';
 import { expectGuarantee } from '../../helpers/guarantees';
 import { pipeline } from './pipeline';
 
@@ -43,6 +44,12 @@ async function stdioServer() {
     return answers.get(id);
   };
   const send = (line: string) => input.write(`${line}\n`);
+  /** Writes `chunk` `times` times, waiting whenever the input is backed up, as a pipe would. */
+  const sendRepeated = async (chunk: Buffer, times: number) => {
+    for (let i = 0; i < times; i++) {
+      if (!input.write(chunk)) await new Promise((resolve) => input.once('drain', resolve));
+    }
+  };
   const sendRaw = (text: string) => input.write(text);
   send(
     JSON.stringify({
@@ -54,7 +61,7 @@ async function stdioServer() {
   );
   await answer(1);
   send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-  return { p, send, sendRaw, answer, logged };
+  return { p, send, sendRaw, sendRepeated, answer, logged };
 }
 
 describe('MCP stdio: a message that repeats a member name never reaches a tool (RFC 7493 §2.3)', () => {
@@ -147,5 +154,72 @@ describe('MCP stdio: a line that is not JSON is answered Parse error, and the se
     sendRaw('{"jsonrpc":"2.0","id":7,"method":"ping"}\n');
     expect(await answer(7)).toMatchObject({ id: 7, result: {} });
     expect(logged).toHaveLength(1);
+  });
+});
+
+describe('MCP stdio: a line over MAX_MCP_LINE_BYTES is answered and discarded, never held whole', () => {
+  it('a line ten times the bound is answered Invalid Request naming the bound, then the next request is served', async () => {
+    const { send, sendRepeated, answer, logged } = await stdioServer();
+    const chunk = Buffer.alloc(1024 * 1024, 'z');
+    send('{"jsonrpc":"2.0","id":10,"method":"tools/list"}');
+    const head = '{"jsonrpc":"2.0","id":11,"method":"ping","params":{"pad":"';
+    await sendRepeated(Buffer.from(head), 1);
+    await sendRepeated(chunk, (10 * MAX_MCP_LINE_BYTES) / chunk.length);
+    send('"}}');
+    send('{"jsonrpc":"2.0","id":12,"method":"ping"}');
+    expect(await answer(12)).toMatchObject({ id: 12, result: {} });
+    expect(((await answer(10))?.result as { tools: unknown[] } | undefined)?.tools).toHaveLength(4);
+    expect(await answer(null)).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: INVALID_REQUEST_CODE,
+        message:
+          'Invalid Request: the line is over 10,485,760 bytes (MAX_MCP_LINE_BYTES, newline included); it was discarded up to its newline, unread',
+      },
+    });
+    expect(await answer(11)).toBeUndefined();
+    expect(logged).toEqual([
+      `reseal mcp: a line over 10,485,760 bytes was answered Invalid Request (-32600) and discarded: ${head}${'z'.repeat(200 - head.length)}…`,
+    ]);
+  });
+
+  it('reads no more input while the host does not read its answers', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough({ highWaterMark: 1024 });
+    const filter = strictJsonLines(input, output, () => {});
+    filter.resume();
+    for (let i = 0; i < 2000; i++) input.write('not json\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Answers stop piling up once the output is backed up: the rest wait in the input.
+    expect(output.writableLength).toBeLessThan(4096);
+    const answers = (
+      await new Promise<string>((resolve) => {
+        let text = '';
+        output.on('data', (data: Buffer) => {
+          text += data.toString('utf8');
+          if (text.split('\n').length > 2000) resolve(text);
+        });
+      })
+    )
+      .trim()
+      .split('\n');
+    expect(answers).toHaveLength(2000);
+    expect(JSON.parse(answers[1999] ?? '')).toMatchObject({ id: null, error: { code: PARSE_ERROR_CODE } });
+  });
+
+  it('goes on reading once the output is gone: nothing is left waiting on a stream that will never drain', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough({ highWaterMark: 64 });
+    const passed: string[] = [];
+    const filter = strictJsonLines(input, output, () => {});
+    filter.on('data', (chunk: Buffer) => passed.push(chunk.toString('utf8')));
+    for (let i = 0; i < 50; i++) input.write('not json\n');
+    input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(passed).toEqual([]);
+    output.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(passed).toEqual(['{"jsonrpc":"2.0","id":1,"method":"ping"}\n']);
   });
 });

@@ -210,6 +210,63 @@ describe('remote MCP handler (docs/mcp.md, "Remote MCP")', () => {
     expect((JSON.parse(result.body ?? '') as { error: { code: number } }).error.code).toBe(-32700);
   });
 
+  it('refuses a body that repeats a member name as reseal mcp refuses the line: 400, -32600 naming the name, its id kept, no server run', async () => {
+    const logger = fakeLogger();
+    let built = 0;
+    const handler = createMcpHttpHandler({
+      logger,
+      deps: async () => {
+        built++;
+        throw new Error('no server may run for a refused body');
+      },
+    });
+    const refusedAs = async (body: string): Promise<Record<string, unknown>> => {
+      const result = await handler(await eventOf(post(body)));
+      return { status: result.statusCode, ...(JSON.parse(result.body ?? '') as Record<string, unknown>) };
+    };
+    expect(await refusedAs('{"jsonrpc":"2.0","id":7,"method":"tools/list","method":"ping"}')).toEqual({
+      status: 400,
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: RemoteRpcError.UNCHECKED_NAMES,
+        message: expect.stringMatching(/^Invalid Request: .*duplicate key "method"/),
+      },
+    });
+    // Deep in a tool's arguments: the env a recall would be triaged against.
+    const recall = await refusedAs(
+      '{"jsonrpc":"2.0","id":"r-1","method":"tools/call","params":{"name":"reseal_recall","arguments":{"lineageId":"agent-7","env":{"tool:node":"v20.0.0","tool:node":"v22.0.0"}}}}',
+    );
+    expect(recall).toMatchObject({ status: 400, id: 'r-1', error: { code: -32600 } });
+    expect((recall.error as { message: string }).message).toMatch(
+      /params\.arguments\.env\.tool:node: duplicate key "tool:node"/,
+    );
+    // A notification has no id to answer with; over HTTP it is still answered, id null.
+    expect(
+      await refusedAs('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"requestId":10}}'),
+    ).toMatchObject({ status: 400, id: null, error: { code: -32600 } });
+    // Nested deeper than the strict parser checks: JSON.parse would take it, a repeated name unseen.
+    const deep = `${'['.repeat(600)}${']'.repeat(600)}`;
+    expect(
+      await refusedAs(`{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"pad":${deep},"a":1,"a":2}}`),
+    ).toMatchObject({ status: 400, id: 8, error: { code: -32600 } });
+    expect(built).toBe(0);
+    expect(logger.warn).toHaveBeenCalledWith(
+      'remote MCP: refused a body that repeats a member name or is nested too deep to check',
+      expect.objectContaining({ calls: ['tools/list'] }),
+    );
+  });
+
+  it('serves a body whose names are all distinct as before, and leaves a body that is not JSON to the SDK', async () => {
+    const { handler } = remote();
+    const listed = await handler(await eventOf(post('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}')));
+    expect(listed.statusCode).toBe(200);
+    expect((JSON.parse(listed.body ?? '') as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+    const unparsed = await handler(await eventOf(post('{"a":1,"a":')));
+    expect(unparsed.statusCode).toBe(400);
+    expect((JSON.parse(unparsed.body ?? '') as { error: { code: number } }).error.code).toBe(-32700);
+  });
+
   it('refuses a body over MAX_MCP_BODY_BYTES with 413 and the limit, before any server runs', async () => {
     const { handler } = remote();
     const big = JSON.stringify({
@@ -223,6 +280,23 @@ describe('remote MCP handler (docs/mcp.md, "Remote MCP")', () => {
     const body = JSON.parse(result.body ?? '') as { error: { code: number; message: string } };
     expect(body.error.code).toBe(RemoteRpcError.TOO_LARGE);
     expect(body.error.message).toContain('at most 1,048,576');
+  });
+
+  it('counts a base64 body in decoded bytes: at the limit it is read, one byte past it 413', async () => {
+    const { handler } = remote();
+    const base64Event = async (body: string) => {
+      const event = await eventOf(post(body));
+      return { ...event, body: Buffer.from(body).toString('base64'), isBase64Encoded: true };
+    };
+    const message = '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"pad":""}}}';
+    const padded = (bytes: number) => message.replace('"pad":""', `"pad":"${'x'.repeat(bytes - message.length)}"`);
+    const atLimit = await handler(await base64Event(padded(MAX_MCP_BODY_BYTES)));
+    expect(atLimit.statusCode).toBe(200);
+    const past = await handler(await base64Event(padded(MAX_MCP_BODY_BYTES + 1)));
+    expect(past.statusCode).toBe(413);
+    expect((JSON.parse(past.body ?? '') as { error: { message: string } }).error.message).toBe(
+      'request body is 1,048,577 bytes; the remote MCP server reads at most 1,048,576',
+    );
   });
 
   it('answers GET and DELETE 405 with Allow: POST (no session, no stream)', async () => {

@@ -66,6 +66,17 @@ describe('parseStrictJson: duplicate member names (RFC 7493 §2.3, hostile-input
     expect(error.message).toContain('at "\\udc00": duplicate key "\\udc00"');
   });
 
+  it('a long name is shown cut to 100 characters with its length, in path and message: a refusal stays small', () => {
+    const long = 'k'.repeat(1_000_000);
+    const repeats = Array.from({ length: 20 }, (_, i) => `"${long}${i}":1,"${long}${i}":2`).join(',');
+    const error = refusal(`{"${long}":{${repeats}}}`);
+    expect(error.issues).toHaveLength(20);
+    const cut = `${'k'.repeat(100)}… (1000000 characters)`;
+    expect(error.issues[0]?.path).toBe(`${cut}.${'k'.repeat(100)}… (1000001 characters)`);
+    expect(error.issues[0]?.message).toMatch(/^duplicate key "k{100}"… \(1000001 characters\) \(line 1 column /);
+    expect(error.message.length).toBeLessThan(20_000);
+  });
+
   it('NFC and NFD spellings are different names here (the map schemas refuse that collision)', () => {
     expect(parseStrictJson('{"\u00e9": 1, "e\u0301": 2}', 'test input')).toEqual({ '\u00e9': 1, 'e\u0301': 2 });
   });
