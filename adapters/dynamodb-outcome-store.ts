@@ -58,15 +58,18 @@ export class DynamoDBOutcomeStore implements OutcomeStore {
   }
 
   async listRejections(lineageId: string, options: OutcomeFilter = {}): Promise<RejectionRecord[]> {
-    const pk = LineageKeys.rejection(lineageId);
+    // A key condition on the time, not a filter: DynamoDB bills every item a Query reads before
+    // its filter, and anyone who can send to the queue can add rejections to a lineage.
+    const floor = options.sinceMs === undefined ? null : LineageKeys.rejectionSkFloor(options.sinceMs);
+    const values: Record<string, string> = { ':pk': LineageKeys.rejection(lineageId) };
+    if (floor !== null) values[':since'] = floor;
+    if (options.residualId !== undefined) values[':residualId'] = options.residualId;
     const items = await this.#table.queryAll(
-      options.residualId === undefined
-        ? { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: itemOf({ ':pk': pk }) }
-        : {
-            KeyConditionExpression: 'pk = :pk',
-            FilterExpression: 'residualId = :residualId',
-            ExpressionAttributeValues: itemOf({ ':pk': pk, ':residualId': options.residualId }),
-          },
+      {
+        KeyConditionExpression: floor === null ? 'pk = :pk' : 'pk = :pk AND sk >= :since',
+        ...(options.residualId === undefined ? {} : { FilterExpression: 'residualId = :residualId' }),
+        ExpressionAttributeValues: itemOf(values),
+      },
       { consistent: !options.eventual },
     );
     return items.map((item) => rejectionOf(lineageId, item)).sort(byTimeThen((r) => r.messageId));

@@ -35,6 +35,11 @@ export const RESIDUAL_SK_PREFIX = 'RESIDUAL#';
  */
 export const UNPARSED_LINEAGE = '~unparsed';
 
+/** 0000-01-01T00:00:00.000Z, ms: the earliest time whose ISO string has the four-digit year rejection keys sort by. */
+export const ISO_SORTABLE_MIN_MS = -62_167_219_200_000;
+/** 9999-12-31T23:59:59.999Z, ms: the latest such time. */
+export const ISO_SORTABLE_MAX_MS = 253_402_300_799_999;
+
 /** The key of every item of the table. */
 export const LineageKeys = {
   lineage: (lineageId: string) => `${LINEAGE_KEY_PREFIX}${lineageId}`,
@@ -52,6 +57,16 @@ export const LineageKeys = {
   conflictsOf: (residualId: string) => `${CONFLICT_SK_PREFIX}${residualId}#`,
   rejection: (lineageId: string | null) => `${REJECTION_KEY_PREFIX}${lineageId ?? UNPARSED_LINEAGE}`,
   rejectionSk: (atMs: number, messageId: string) => `${new Date(atMs).toISOString()}#${messageId}`,
+  /**
+   * The lowest rejection sk of a time at or after `sinceMs` (its ISO prefix: `sk >= floor` leaves
+   * out exactly the rejections filed earlier), or `null` when no bound can be written: `sinceMs`
+   * not a number, or outside years 0000–9999, where `toISOString` changes format (`-000001-…`,
+   * `+010000-…`) and its strings no longer sort as their times do. Read the whole partition then.
+   */
+  rejectionSkFloor: (sinceMs: number): string | null => {
+    const ms = Math.ceil(sinceMs);
+    return ms >= ISO_SORTABLE_MIN_MS && ms <= ISO_SORTABLE_MAX_MS ? new Date(ms).toISOString() : null;
+  },
   triage: (lineageId: string) => `${TRIAGE_REPORT_KEY_PREFIX}${lineageId}`,
   /** The item of a lineage's manifest, keyed by the lineage and its digest (a record header's `manifestDigest`). */
   manifest: (lineageId: string, digest: string) => `${MANIFEST_KEY_PREFIX}${lineageId}#${digest}`,

@@ -29,6 +29,7 @@ import { searchLoggedSeal } from './logged-seal-search';
 import { DEFAULT_POLL_INTERVAL_MS, type PollAttempt, type PollClock, pollUntil, type WaitOptions } from './poll';
 import { freshnessOf, provenRecordFreshness } from './proven-record-freshness';
 import { isProvenSeal } from './proven-seal';
+import { RefusalChecks } from './refusal-checks';
 import type { SeenSeals } from './seen-seals';
 import type { Freshness } from './verified-recall';
 
@@ -72,7 +73,10 @@ export interface WaitForOutcomeOptions extends WaitOptions {
    * canonical body). Without it, any proven record or signed refusal under the id counts.
    */
   readonly request?: ResidualWriteRequest;
-  /** Refusals recorded before this time (`atMs`, ms) belong to earlier attempts and are ignored. */
+  /**
+   * Refusals recorded before this time (`atMs`, ms) belong to earlier attempts and are ignored;
+   * the rejections filed before it are not even read (a key bound of the `Query`, `OutcomeFilter.sinceMs`).
+   */
   readonly sinceMs?: number;
   /**
    * Wait past the seal until the record is `PROVEN` through the deployment log (docs/deployment-log.md,
@@ -248,7 +252,9 @@ export class WriteOutcomes {
    * that refusal (docs/pipeline.md, "Polling the table"). A refusal the sealer signed for the very
    * `request` whose seal is also found is no answer at all: the sealer answers a request it sealed
    * as a duplicate, so both stand only on an edited table; unless the seal becomes proven, the
-   * wait ends in an `UnverifiedOutcomeError` naming both. Between refusals, the latest.
+   * wait ends in an `UnverifiedOutcomeError` naming both. Between refusals, the latest. Until the
+   * write shows, every poll reads its marker but the refusals only on a backoff ({@link RefusalChecks}:
+   * at most 4 s apart, and at the deadline), so a refusal answers up to about 4 s after it landed.
    *
    * @throws {TimeoutError} naming the write when nothing proven appears within `timeoutMs`
    * @throws {UnverifiedOutcomeError} when the marker names a record that cannot be proven, or an
@@ -277,15 +283,18 @@ export class WriteOutcomes {
     const contested: Contested = { refusal: null, tamper: null };
     let sealed: WriteOutcome | null = null;
     const reader = this.#deps.freshness;
-    const parking = new ProofParking(options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS);
+    const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    const parking = new ProofParking(pollIntervalMs);
+    const refusalChecks = new RefusalChecks(pollIntervalMs);
     let shown = false;
     const attempt = async ({ final }: PollAttempt): Promise<WriteOutcome | null> => {
       // Until the write shows sealed or refused, a poll looks at the marker and the refusals in an
-      // eventually consistent copy first (half the read units): nothing there only means "poll
-      // again", and whatever is there is decided on the strong reads that follow (a copy can miss a
-      // marker beside a refusal, or show a marker since put again). The deadline's attempt reads strongly.
+      // eventually consistent copy first (half the read units), the refusals only when their
+      // backoff is due (RefusalChecks): nothing there only means "poll again", and whatever is
+      // there is decided on the strong reads that follow (a copy can miss a marker beside a
+      // refusal, or show a marker since put again). The deadline's attempt reads all, strongly.
       if (!final && !shown) {
-        if (!(await this.#shows(lineageId, residualId, options, foreign))) return null;
+        if (!(await this.#shows(lineageId, residualId, options, foreign, refusalChecks))) return null;
         shown = true;
       }
       // A seal waiting on the deployment log: the full proof is run again only when the head moved,
@@ -609,16 +618,19 @@ export class WriteOutcomes {
 
   /**
    * Whether an eventually consistent copy shows this write's marker (at a seq not known to be
-   * another write's) or a refusal signed for it: a trigger for the strong reads, never an answer.
+   * another write's) or, when `refusalChecks` has a read due, a refusal signed for it: a trigger
+   * for the strong reads, never an answer.
    */
   async #shows(
     lineageId: string,
     residualId: string,
     options: WaitForOutcomeOptions,
     foreign: { seq: number | null },
+    refusalChecks: RefusalChecks,
   ): Promise<boolean> {
     const location = await this.#deps.store.findByResidualId(lineageId, residualId, { eventual: true });
     if (location && location.lineageId === lineageId && location.seq !== foreign.seq) return true;
+    if (!refusalChecks.due(this.#deps.nowMs())) return false;
     return (await this.#signedRefusals(lineageId, residualId, options, true)).latest !== null;
   }
 
@@ -645,7 +657,8 @@ export class WriteOutcomes {
     const { store } = this.#deps;
     const since = options.sinceMs ?? Number.NEGATIVE_INFINITY;
     const [rejections, conflicts] = await Promise.all([
-      store.listRejections(lineageId, { residualId, eventual }),
+      // Bounded by `sinceMs` in the key: the older ones, filtered out below anyway, are never read.
+      store.listRejections(lineageId, { residualId, eventual, sinceMs: since }),
       store.listConflicts(lineageId, { residualId, eventual }),
     ]);
     const signedRejections = (await this.#proven(rejections, (r) => this.#openRejection(r, options))).filter(

@@ -36,6 +36,8 @@ class MeteredTable(fixtures.Table):
         """What an eventually consistent ``get_item`` does not show (``_what`` names): a stale copy."""
         self.stale_copies: dict[str, dict[str, Any]] = {}
         """What an eventually consistent ``get_item`` shows as it was (``_what`` names): an older copy."""
+        self.queries: list[tuple[dict[str, Any], int]] = []
+        """Each ``query`` call's arguments and the items it read before its filter (what DynamoDB bills)."""
 
     def get_item(self, **args: Any) -> dict[str, Any]:
         key = args["Key"]
@@ -63,6 +65,11 @@ class MeteredTable(fixtures.Table):
             found = [i for i in found if values[":first"]["S"] <= i["sk"]["S"] <= values[":last"]["S"]]
         elif "begins_with" in condition:
             found = [i for i in found if i["sk"]["S"].startswith(values[":prefix"]["S"])]
+        elif "sk >= :since" in condition:
+            found = [i for i in found if i["sk"]["S"] >= values[":since"]["S"]]
+        self.queries.append((args, len(found)))
+        if args.get("FilterExpression") == "residualId = :residualId":
+            found = [i for i in found if i.get("residualId") == values[":residualId"]]
         if args.get("ScanIndexForward") is False:
             found.reverse()
         what = "records" if "BETWEEN" in condition else "rejections" if pk.startswith("REJECTION#") else "conflicts"
@@ -338,10 +345,11 @@ def test_the_polls_before_the_seal_read_the_marker_and_the_refusals_in_a_copy(ts
         outcome = lineage.wait(reseal, timeout_s=10)
     assert outcome.kind == "SEALED" and state_of(outcome) == "SEALED_AWAITING_INTEGRATION"
     reads = lineage.table.reads()
-    # Three polls find nothing in a copy (1.5 units each, against 3 strongly); the fourth shows the
-    # marker and the proof reads it again strongly.
+    # Three polls find nothing in a copy: the marker each (half a unit), the refusal queries at the
+    # first and 1 s later (their backoff); the fourth shows the marker and the proof reads it again
+    # strongly.
     empty = ["marker eventual", "rejections eventual", "conflicts eventual"]
-    assert reads[:11] == [*empty, *empty, *empty, "marker eventual", "marker strong"]
+    assert reads[:9] == [*empty, "marker eventual", *empty, "marker eventual", "marker strong"]
     assert not any(r.startswith(("rejections", "conflicts")) for r in reads[11:])
 
 
@@ -396,3 +404,79 @@ def test_a_deleted_marker_beside_a_refusal_signed_for_the_request_never_turns_a_
         monkeypatch.setattr(reseal, "_refusals_of", lambda *_a, **_k: (refused, None))
         with pytest.raises(HiddenSealError):
             lineage.wait(reseal, timeout_s=10)
+
+
+def test_until_the_write_shows_a_poll_reads_the_marker_alone_between_refusal_checks(
+    ts_artifacts: dict[str, Any],
+) -> None:
+    """docs/pipeline.md, "Polling the table": every poll reads the marker (a copy), the refusals
+    only at the first poll, then after 1, 2, 4 s and every 4 s; the deadline reads all strongly."""
+    lineage = Lineage(ts_artifacts["records"], signed=True, indexed=3)
+    lineage.residual_id = "r-never-sealed"
+    checks: list[float] = []
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        reseal = lineage.client(monkeypatch)
+        refusals_of = reseal._refusals_of
+
+        def timed(request: dict[str, Any], since: int, *, consistent: bool = True) -> Any:
+            if not consistent:
+                checks.append(reseal._clock())
+            return refusals_of(request, since, consistent=consistent)
+
+        monkeypatch.setattr(reseal, "_refusals_of", timed)
+        with pytest.raises(client_module.WaitTimeoutError):
+            lineage.wait(reseal, timeout_s=12)
+    reads = lineage.table.reads()
+    assert checks == [0.0, 1.0, 3.0, 7.0, 11.0]
+    assert reads.count("marker eventual") == 24
+    assert reads.count("rejections eventual") == reads.count("conflicts eventual") == 5
+    # 24 polls: 12 units of marker copies and 5 of refusal copies, against 36 before the backoff.
+    assert (
+        sum(0.5 for r in reads if r.endswith("eventual") and r.startswith(("marker", "rejections", "conflicts"))) == 17
+    )
+    # The deadline's attempt reads the marker and both refusal queries strongly, whatever was due.
+    deadline = reads.index("marker strong")
+    assert reads[deadline : deadline + 3] == ["marker strong", "rejections strong", "conflicts strong"]
+
+
+def test_a_refusal_landing_between_refusal_checks_answers_at_the_next_one(ts_artifacts: dict[str, Any]) -> None:
+    lineage = Lineage(ts_artifacts["records"], signed=True, indexed=3)
+    lineage.residual_id = "r-never-sealed"
+    refused = WriteOutcome("REJECTED", refusal={"atMs": 1500, "stage": "GUARD"}, statement={"outcome": "REJECTED"})
+    landed = [False]
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        # Lands after the third sleep (1.5 s), just past the check at 1 s; the next check is at 3 s.
+        reseal = lineage.client(monkeypatch, lambda n: landed.__setitem__(0, landed[0] or n == 3))
+        # A refusal signed for this very request (its signature is tested with the outcomes).
+        monkeypatch.setattr(reseal, "_refusals_of", lambda *_a, **_k: (refused if landed[0] else None, None))
+        outcome = lineage.wait(reseal, timeout_s=10)
+        assert outcome is refused
+        assert reseal._clock() == 3.0
+
+
+def test_a_poll_reads_no_rejection_filed_before_the_publish(ts_artifacts: dict[str, Any]) -> None:
+    """A lineage anyone who can send to the queue filled with 1,000 rejections of this residual id
+    before the publish: the rejection query is bounded by the publish time less the clock skew in
+    its key (``sk >= <ISO>``), so none of them is read (a filter would be billed for each)."""
+    lineage = Lineage(ts_artifacts["records"], signed=True, indexed=3)
+    lineage.residual_id = "r-never-sealed"
+    pk = s(LineageKeys.rejection(lineage.lineage_id))
+    for i in range(1_000):
+        at_ms = -60_000 + i  # the wait publishes at 0: since is -5,000 ms
+        sk = f"{LineageKeys.rejection_sk_floor(at_ms)}#m-{i}"
+        lineage.table.items[(pk["S"], sk)] = {
+            "pk": pk,
+            "sk": s(sk),
+            "residualId": s(lineage.residual_id),
+            "atMs": {"N": str(at_ms)},
+        }
+    with pytest.MonkeyPatch.context() as monkeypatch, pytest.raises(client_module.WaitTimeoutError):
+        lineage.wait(lineage.client(monkeypatch), timeout_s=1)
+    rejection_queries = [
+        (args, n) for args, n in lineage.table.queries if args["ExpressionAttributeValues"][":pk"] == pk
+    ]
+    assert len(rejection_queries) == 2  # the first poll's copy and the deadline's strong read
+    for args, read in rejection_queries:
+        assert args["KeyConditionExpression"] == "pk = :pk AND sk >= :since"
+        assert args["ExpressionAttributeValues"][":since"] == s("1969-12-31T23:59:55.000Z")
+        assert read == 0

@@ -36,7 +36,9 @@ class Lineage:
     def find_by_residual_id(self, lineage_id: str, residual_id: str, *, consistent: bool = True) -> dict[str, Any]:
         return {"lineageId": lineage_id, "seq": 0}
 
-    def rejections(self, lineage_id: str, residual_id: str, *, consistent: bool = True) -> list[dict[str, Any]]:
+    def rejections(
+        self, lineage_id: str, residual_id: str, *, consistent: bool = True, since_ms: float | None = None
+    ) -> list[dict[str, Any]]:
         return []
 
     def conflicts(self, lineage_id: str, residual_id: str, *, consistent: bool = True) -> list[dict[str, Any]]:

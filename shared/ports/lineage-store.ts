@@ -160,6 +160,12 @@ export interface OutcomeFilter {
    * for a caller that decides on a strong read.
    */
   readonly eventual?: boolean;
+  /**
+   * Records timed (`atMs`, ms) before this may be left out, unread: for a caller that ignores them
+   * anyway (a wait's refusals since its publish). A rejection read bounds its `Query` by sort key
+   * (`<ISO time>#<messageId>`), so rejections older than it cost nothing, however many a lineage has.
+   */
+  readonly sinceMs?: number;
 }
 
 /** A write that could not be appended (sk `CONFLICT#<residualId>#<isoTime>`). */

@@ -271,7 +271,10 @@ export class InMemoryLineageStore implements LineageStore {
   async listRejections(lineageId: string, options: OutcomeFilter = {}): Promise<RejectionRecord[]> {
     return this.rejections
       .filter(
-        (r) => r.lineageId === lineageId && (options.residualId === undefined || r.residualId === options.residualId),
+        (r) =>
+          r.lineageId === lineageId &&
+          (options.residualId === undefined || r.residualId === options.residualId) &&
+          (options.sinceMs === undefined || r.atMs >= options.sinceMs),
       )
       .sort(byTimeThen((r) => r.messageId))
       .map((r) => structuredClone(r));

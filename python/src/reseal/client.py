@@ -72,6 +72,7 @@ from .proof_parking import ProofParking
 from .re_anchor import ReAnchorNotice
 from .recall_absence import recall_absence
 from .records import IntegrityFailure, V, check_record_integrity, payload_hash, variables_digest
+from .refusal_checks import RefusalChecks
 from .resealed_residual import resealed_residual
 from .seen_seal import SeenSealContradiction, add_seen_seal, prune_seen_seals, seen_seal_contradiction
 from .stack import DEFAULT_STACK_NAME, PinnedStack, read_stack_pin, stack_from_cloudformation
@@ -497,16 +498,18 @@ class ResealClient:
         tamper: list[UnverifiedOutcomeError] = []
         chains = self._chains
         parking = ProofParking(poll_interval_s)
+        refusal_checks = RefusalChecks(poll_interval_s)
         shown = [False]
 
         def attempt(final: bool) -> WriteOutcome | None:
             # Until the write shows sealed or refused, a poll looks at the marker and the refusals
-            # in an eventually consistent copy first (half the read units): nothing there only
-            # means "poll again", and whatever is there is decided on the strong reads that follow
-            # (a copy can miss a marker beside a refusal, or show a marker since put again). The
-            # deadline's attempt reads strongly.
+            # in an eventually consistent copy first (half the read units), the refusals only when
+            # their backoff is due (RefusalChecks): nothing there only means "poll again", and
+            # whatever is there is decided on the strong reads that follow (a copy can miss a
+            # marker beside a refusal, or show a marker since put again). The deadline's attempt
+            # reads all, strongly.
             if not final and not shown[0]:
-                if not self._shows(request, since, foreign):
+                if not self._shows(request, since, foreign, refusal_checks):
                     return None
                 shown[0] = True
             # A seal waiting on the deployment log: the full proof is run again only when the head
@@ -720,13 +723,16 @@ class ResealClient:
             return True
         raise finding
 
-    def _shows(self, request: dict[str, Any], since: int, foreign: list[int]) -> bool:
+    def _shows(self, request: dict[str, Any], since: int, foreign: list[int], refusal_checks: RefusalChecks) -> bool:
         """Whether an eventually consistent copy shows this write's marker (at a seq not known to
-        be another write's) or a refusal signed for it: a trigger for the strong reads, never an answer."""
+        be another write's) or, when ``refusal_checks`` has a read due, a refusal signed for it: a
+        trigger for the strong reads, never an answer."""
         location = self.table.find_by_residual_id(request["lineageId"], request["residualId"], consistent=False)
         lineage_id = request["lineageId"]
         if location and location["lineageId"] == lineage_id and location["seq"] >= 0 and location["seq"] not in foreign:
             return True
+        if not refusal_checks.due(self._clock()):
+            return False
         return self._refusals_of(request, since, consistent=False)[0] is not None
 
     def _refusal_of(self, request: dict[str, Any], since: int) -> WriteOutcome | None:
@@ -744,7 +750,8 @@ class ResealClient:
         lineage_id, residual_id = request["lineageId"], request["residualId"]
         rejections = [
             (r, s)
-            for r in self.table.rejections(lineage_id, residual_id, consistent=consistent)
+            # Bounded by ``since`` in the key: the older ones, filtered out here anyway, are never read.
+            for r in self.table.rejections(lineage_id, residual_id, consistent=consistent, since_ms=since)
             if (s := self._open_refusal("REJECTED", r, request)) is not None and r["atMs"] >= since
         ]
         conflicts = [

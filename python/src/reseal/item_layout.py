@@ -23,6 +23,7 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from typing import Any, Final
 
 from ._checks import is_identifier, is_safe_int
@@ -70,6 +71,12 @@ __all__ = [
     "triage_report_of",
     "with_shared_manifest",
 ]
+
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_ISO_SORTABLE_MIN_MS: Final = -62_135_596_800_000
+"""0001-01-01T00:00:00.000Z, ms: the earliest time Python's ``datetime`` holds (a four-digit year)."""
+_ISO_SORTABLE_MAX_MS: Final = 253_402_300_799_999
+"""9999-12-31T23:59:59.999Z, ms: the latest time whose ISO string has a four-digit year."""
 
 Item = Mapping[str, Any]
 """One DynamoDB item in ``AttributeValue`` form."""
@@ -137,6 +144,24 @@ class LineageKeys:
     @staticmethod
     def rejection(lineage_id: str) -> str:
         return f"REJECTION#{lineage_id}"
+
+    @staticmethod
+    def rejection_sk_floor(since_ms: float) -> str | None:
+        """The lowest rejection sort key (``<ISO time>#<messageId>``, JavaScript's
+        ``toISOString``) of a time at or after ``since_ms``: ``sk >= floor`` leaves out exactly the
+        rejections filed earlier. ``None`` when no bound can be written (``since_ms`` not finite,
+        or before 0001-01-01 or after 9999-12-31, past which the ISO strings change format and no
+        longer sort as their times do): read the whole partition then."""
+        if not math.isfinite(since_ms):
+            return None
+        ms = math.ceil(since_ms)
+        if not _ISO_SORTABLE_MIN_MS <= ms <= _ISO_SORTABLE_MAX_MS:
+            return None
+        at = _EPOCH + timedelta(milliseconds=ms)
+        return (
+            f"{at.year:04d}-{at.month:02d}-{at.day:02d}T{at.hour:02d}:{at.minute:02d}:{at.second:02d}"
+            f".{at.microsecond // 1000:03d}Z"
+        )
 
     @staticmethod
     def triage(lineage_id: str) -> str:
@@ -805,14 +830,22 @@ class LineageTableReader:
         """The stored triage report of a recall (see :func:`triage_report_of`)."""
         return triage_report_of(self._get(LineageKeys.triage(lineage_id), request_id))
 
-    def rejections(self, lineage_id: str, residual_id: str, *, consistent: bool = True) -> list[dict[str, Any]]:
+    def rejections(
+        self, lineage_id: str, residual_id: str, *, consistent: bool = True, since_ms: float | None = None
+    ) -> list[dict[str, Any]]:
         """The rejections of one write, oldest first (``consistent=False``: from a copy that may
-        miss one just put, as :meth:`find_by_residual_id`)."""
+        miss one just put, as :meth:`find_by_residual_id`). ``since_ms``: those filed before it
+        are left out unread, by a key condition on the sort key's time (a filter would be billed
+        for every rejection of the lineage, which anyone who can send to the queue can add)."""
+        floor = None if since_ms is None else LineageKeys.rejection_sk_floor(since_ms)
+        values = {":pk": _s(LineageKeys.rejection(lineage_id)), ":residualId": _s(residual_id)}
+        if floor is not None:
+            values[":since"] = _s(floor)
         items = self._query_all(
             consistent,
-            KeyConditionExpression="pk = :pk",
+            KeyConditionExpression="pk = :pk" if floor is None else "pk = :pk AND sk >= :since",
             FilterExpression="residualId = :residualId",
-            ExpressionAttributeValues={":pk": _s(LineageKeys.rejection(lineage_id)), ":residualId": _s(residual_id)},
+            ExpressionAttributeValues=values,
         )
         return sorted((rejection_of(lineage_id, i) for i in items), key=lambda r: (r["atMs"], r["messageId"]))
 

@@ -1,6 +1,7 @@
 import { type AttributeValue, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoDBLineageStore } from '../../../adapters/dynamodb-lineage-store';
+import { LineageKeys } from '../../../adapters/lineage-keys';
 import type { LineageStore } from '../../../shared/ports/lineage-store';
 import { answeringDynamoDB } from '../../helpers/answering-dynamodb';
 import { InMemoryLineageStore } from '../../helpers/in-memory-lineage-store';
@@ -11,12 +12,14 @@ type Item = Record<string, AttributeValue>;
 
 /**
  * A table that understands exactly the calls the outcome reads and writes make: conditional
- * PutItem, and Query on `pk` with an optional `begins_with(sk, :prefix)` and `residualId = :residualId`
- * filter, answered in sk order two items per page (so pagination is exercised).
+ * PutItem, and Query on `pk` with an optional `begins_with(sk, :prefix)` or `sk >= :since` and
+ * `residualId = :residualId` filter, answered in sk order two items per page (so pagination is
+ * exercised); `read` counts the items the queries read before their filter (what DynamoDB bills).
  */
 function fakeTable() {
   const items: Item[] = [];
   const queries: QueryCommand[] = [];
+  const read = { items: 0 };
   const client = answeringDynamoDB(async (command: unknown) => {
     if (command instanceof PutItemCommand) {
       const item = command.input.Item as Item;
@@ -32,6 +35,7 @@ function fakeTable() {
       const matching = items
         .filter((i) => i.pk?.S === values[':pk']?.S)
         .filter((i) => values[':prefix'] === undefined || (i.sk?.S ?? '').startsWith(values[':prefix']?.S ?? ''))
+        .filter((i) => values[':since'] === undefined || (i.sk?.S ?? '') >= (values[':since']?.S ?? ''))
         .sort((a, b) => ((a.sk?.S ?? '') < (b.sk?.S ?? '') ? -1 : 1));
       const start = command.input.ExclusiveStartKey
         ? matching.findIndex((i) => i.sk?.S === command.input.ExclusiveStartKey?.sk?.S) + 1
@@ -39,6 +43,7 @@ function fakeTable() {
       const page = matching.slice(start, start + 2);
       const last = page.at(-1);
       const more = start + 2 < matching.length;
+      read.items += page.length;
       return {
         // A filter is applied after the page is read, as DynamoDB does.
         Items: page.filter((i) => values[':residualId'] === undefined || i.residualId?.S === values[':residualId']?.S),
@@ -47,7 +52,7 @@ function fakeTable() {
     }
     throw new Error(`unexpected command ${String(command)}`);
   });
-  return { client, items, queries };
+  return { client, items, queries, read };
 }
 
 const stores: [string, () => { store: LineageStore; queries?: QueryCommand[] }][] = [
@@ -140,6 +145,63 @@ describe('DynamoDBLineageStore outcome queries', () => {
       ExpressionAttributeValues: { ':pk': { S: `REJECTION#${TEST_LINEAGE_ID}` }, ':residualId': { S: 'r-1' } },
       ConsistentRead: true,
     });
+  });
+
+  it('rejections since a time: the time bounds the key (sk >= its ISO), so older rejections are never read', async () => {
+    const { client, queries, read } = fakeTable();
+    const store = new DynamoDBLineageStore(client, 'reseal-table');
+    // A lineage anyone who can send to the queue filled with 1,000 rejections, before this write.
+    for (let i = 0; i < 1_000; i++) {
+      await store.recordRejection(
+        staleRejection(`r-old-${i % 10}`, { atMs: TEST_NOW_MS - 60_000 + i, messageId: `m-${i}` }),
+      );
+    }
+    const mine = staleRejection('r-1', { atMs: TEST_NOW_MS, messageId: 'm-mine' });
+    await store.recordRejection(mine);
+    await store.recordRejection(staleRejection('r-1', { atMs: TEST_NOW_MS - 5_001, messageId: 'm-earlier' }));
+    await store.recordRejection(staleRejection('r-2', { atMs: TEST_NOW_MS + 1, messageId: 'm-other' }));
+    read.items = 0;
+    const since = TEST_NOW_MS - 5_000;
+    expect(await store.listRejections(TEST_LINEAGE_ID, { residualId: 'r-1', sinceMs: since })).toEqual([mine]);
+    expect(queries.at(-1)?.input).toMatchObject({
+      KeyConditionExpression: 'pk = :pk AND sk >= :since',
+      FilterExpression: 'residualId = :residualId',
+      ExpressionAttributeValues: {
+        ':pk': { S: `REJECTION#${TEST_LINEAGE_ID}` },
+        ':since': { S: new Date(since).toISOString() },
+        ':residualId': { S: 'r-1' },
+      },
+    });
+    // Only the two filed since (this write's and another's) are read; without the bound, all 1,003.
+    expect(read.items).toBe(2);
+    read.items = 0;
+    expect(await store.listRejections(TEST_LINEAGE_ID, { residualId: 'r-1' })).toHaveLength(2);
+    expect(read.items).toBe(1_003);
+  });
+
+  it.each([
+    ['negative (before 1970)', -5_000, '1969-12-31T23:59:55.000Z'],
+    ['fractional (rounded up: no earlier ms qualifies)', 1_500.2, '1970-01-01T00:00:01.501Z'],
+    ['before year 0000 (no ISO that sorts)', -62_167_219_200_001, null],
+    ['past year 9999', 253_402_300_800_000, null],
+    ['not finite', Number.NEGATIVE_INFINITY, null],
+    ['not a number', Number.NaN, null],
+  ])('rejections since a time %s: a key bound that sorts as times do, or none', async (_, sinceMs, floor) => {
+    expect(LineageKeys.rejectionSkFloor(sinceMs)).toBe(floor);
+    const { client, queries } = fakeTable();
+    const store = new DynamoDBLineageStore(client, 'reseal-table');
+    await store.listRejections(TEST_LINEAGE_ID, { residualId: 'r-1', sinceMs });
+    expect(queries[0]?.input.KeyConditionExpression).toBe(floor === null ? 'pk = :pk' : 'pk = :pk AND sk >= :since');
+    expect(queries[0]?.input.ExpressionAttributeValues?.[':since']).toEqual(floor === null ? undefined : { S: floor });
+  });
+
+  it('the rejection sort key of the earliest and latest four-digit-year times sorts as those times', () => {
+    const first = LineageKeys.rejectionSkFloor(-62_167_219_200_000);
+    const last = LineageKeys.rejectionSkFloor(253_402_300_799_999);
+    expect(first).toBe('0000-01-01T00:00:00.000Z');
+    expect(last).toBe('9999-12-31T23:59:59.999Z');
+    expect(LineageKeys.rejectionSk(TEST_NOW_MS, 'm') > (first as string)).toBe(true);
+    expect(LineageKeys.rejectionSk(TEST_NOW_MS, 'm') < (last as string)).toBe(true);
   });
 
   it('a caller asking for a copy (a wait before its write shows) gets eventually consistent reads of the refusals and the marker', async () => {

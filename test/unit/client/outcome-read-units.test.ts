@@ -123,11 +123,13 @@ describe('WriteOutcomes.waitFor: the polls before a write shows read a copy', ()
     });
     expect(outcome.kind).toBe('SEALED');
     const reads = meter.calls.map((c) => `${c.port} ${c.consistent ? 'strong' : 'eventual'}`);
-    // Three polls find nothing in a copy (1.5 units each, against 3 strongly); the fourth shows the
-    // marker and the proof reads it again strongly.
-    const empty = ['store.findByResidualId eventual', 'store.listRejections eventual', 'store.listConflicts eventual'];
-    expect(reads.slice(0, 10)).toEqual([...empty, ...empty, ...empty, 'store.findByResidualId eventual']);
-    expect(reads[10]).toBe('store.findByResidualId strong');
+    // Three polls find nothing in a copy: the marker each (half a unit), the refusal queries at the
+    // first and 1 s later (their backoff; 3 units a poll strongly before copies, 1.5 each before
+    // the backoff); the fourth shows the marker and the proof reads it again strongly.
+    const marker = 'store.findByResidualId eventual';
+    const empty = [marker, 'store.listRejections eventual', 'store.listConflicts eventual'];
+    expect(reads.slice(0, 8)).toEqual([...empty, marker, ...empty, marker]);
+    expect(reads[8]).toBe('store.findByResidualId strong');
     expect(reads.filter((r) => r.startsWith('store.list') && r.endsWith('strong'))).toEqual([
       'store.listRejections strong',
       'store.listConflicts strong',
