@@ -62,3 +62,11 @@ export function isHeadKeyMacValid(state: HeadState, dataKey: Uint8Array, mac: Ui
   if (dataKey.byteLength !== HEAD_KEY_MAC_BYTES || mac.byteLength !== HEAD_KEY_MAC_BYTES) return false;
   return timingSafeEqual(Buffer.from(headKeyMac(state, dataKey)), Buffer.from(mac));
 }
+
+/**
+ * Whether a head's voucher as the sealer stores it is a {@link HeadKeyMac} (else the KMS head-state
+ * MAC, `HeadStateMac`: shared/log/head-state-mac.ts).
+ */
+export function isHeadKeyMac(mac: HeadKeyMac | object): mac is HeadKeyMac {
+  return 'keyBlob' in mac && 'mac' in mac && mac.mac instanceof Uint8Array;
+}

@@ -39,8 +39,3 @@ export function isHeadStateBatch(heads: unknown): heads is readonly HexDigest[] 
       typeof head === 'string' && HEX_DIGEST_PATTERN.test(head) && (i === 0 || (heads[i - 1] as string) < head),
   );
 }
-
-/** The batch of `heads` (hex digests, any order, repeats allowed): distinct, ascending. */
-export function headStateBatchOf(heads: Iterable<HexDigest>): HexDigest[] {
-  return [...new Set(heads)].sort();
-}
