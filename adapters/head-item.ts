@@ -4,15 +4,15 @@ import { HeadLayout } from '../shared/ports/head-layout';
 import type { AppendBatch } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/lineage-head';
 import type { SealedRecord } from '../shared/seal/sealed-record';
-import { headMacAttributes, headMacOf } from './head-mac-attributes';
+import { headKeyMacOf, headMacAttributes, headMacOf } from './head-mac-attributes';
 import { type Item, itemOf } from './item';
 import { LineageKeys } from './lineage-keys';
 import { readHashes, readJson, readNumber, readSeq, readString } from './read-attribute';
 import { smallHeadItem } from './small-head-item';
 
 /**
- * The head item of an append: the batch's last record's seq, record hash and epoch, its head-state
- * MAC, the frontier and the policy, in `layout` ({@link HeadLayout}): `small` is `smallHeadItem`
+ * The head item of an append: the batch's last record's seq, record hash and epoch, its head-key
+ * MAC (or KMS head-state MAC), the frontier and the policy, in `layout` ({@link HeadLayout}): `small` is `smallHeadItem`
  * (adapters/small-head-item.ts: the frontier binary, no signed checkpoint; a batch without a
  * head-state MAC, a test's old head, is written compatible); `compatible` also with the tip record's
  * header copy, `mac`, `keyId`, `residualId` (and a signed checkpoint, when the batch carries one)
@@ -84,8 +84,8 @@ export function headFrontierOf(item: Item): string[] | null {
 
 /**
  * A head item as the log state it claims (unverified; {@link headOf}, {@link headFrontierOf}, the
- * stored JSON of `header` and `policy`, `null` when absent or unreadable, and the head-state MAC as
- * `headMacOf` reads it, with a batch MAC's `heads`): the legacy
+ * stored JSON of `header` and `policy`, `null` when absent or unreadable, the head-state MAC as
+ * `headMacOf` reads it, with a batch MAC's `heads`, and the head-key MAC as `headKeyMacOf` reads it): the legacy
  * head with its tip `header` and the small head without one (docs/sealing.md, "The append's
  * layout") read alike; `claimedLogState` (shared/log/log-state.ts) tells them apart.
  */
@@ -99,5 +99,6 @@ export function logHeadOf(lineageId: string, item: Item | undefined): StoredLogH
     frontier: headFrontierOf(item),
     policy: readJson<unknown>(item, 'policy', null),
     headMac: headMacOf(item),
+    headKeyMac: headKeyMacOf(item),
   };
 }

@@ -30,7 +30,9 @@ const NOT_A_DATA_KEY = new Set([
  * - Sealer ({@link NoticeKeyIssuer}): `GenerateDataKey` (`AES_256`) once, reused for
  *   {@link NOTICE_DATA_KEY_TTL_MS}: symmetric KMS requests per container, not per write. A failure
  *   rejects (the error as KMS gave it) and is not remembered: the next invocation asks again.
- * - Integrator ({@link NoticeKeyOpener}): `Decrypt` of a blob with the same context, the answer
+ * - Sealer and integrator ({@link NoticeKeyOpener}): `Decrypt` of a blob with the same context
+ *   (a head's `headDataKey`, a notice's `auth.key`; a key this instance generated opens with no
+ *   call), the answer
  *   (a key, or `null` for a blob KMS refuses as no data key of this key and context, or a plaintext
  *   of the wrong length) kept for the last {@link NOTICE_KEY_CACHE_ENTRIES} blobs; a call that
  *   fails otherwise (throttling, network, key disabled) rejects and is not kept.
@@ -75,22 +77,30 @@ export class KmsNoticeKey implements NoticeKeyIssuer, NoticeKeyOpener {
     if (out.Plaintext?.byteLength !== NOTICE_DATA_KEY_BYTES || !out.CiphertextBlob?.byteLength) {
       throw new Error('GenerateDataKey returned no 32-byte data key');
     }
-    return { plaintext: out.Plaintext, blob: Buffer.from(out.CiphertextBlob).toString('base64') };
+    const key = { plaintext: out.Plaintext, blob: Buffer.from(out.CiphertextBlob).toString('base64') };
+    // Its own key it knows: a head this container stored opens with no `Decrypt`.
+    this.#remember(key.blob, Promise.resolve(key.plaintext));
+    return key;
   }
 
   open(blob: string): Promise<Uint8Array | null> {
     const known = this.#opened.get(blob);
     if (known) return known;
     const opened = this.#decrypt(blob);
-    if (this.#opened.size >= NOTICE_KEY_CACHE_ENTRIES) {
-      const oldest = this.#opened.keys().next();
-      if (!oldest.done) this.#opened.delete(oldest.value);
-    }
-    this.#opened.set(blob, opened);
+    this.#remember(blob, opened);
     opened.catch(() => {
       if (this.#opened.get(blob) === opened) this.#opened.delete(blob);
     });
     return opened;
+  }
+
+  /** Keeps `blob`'s answer, the oldest dropped past {@link NOTICE_KEY_CACHE_ENTRIES}. */
+  #remember(blob: string, opened: Promise<Uint8Array | null>): void {
+    if (!this.#opened.has(blob) && this.#opened.size >= NOTICE_KEY_CACHE_ENTRIES) {
+      const oldest = this.#opened.keys().next();
+      if (!oldest.done) this.#opened.delete(oldest.value);
+    }
+    this.#opened.set(blob, opened);
   }
 
   async #decrypt(blob: string): Promise<Uint8Array | null> {

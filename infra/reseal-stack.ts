@@ -300,8 +300,10 @@ export class ResealStack extends Stack {
     else logKey.grantPublicKey(sealer.consumer.fn, 'Sealer');
     // Its refusals: the sealer key, whose only signer it is.
     sealerKey.grantSign(sealer.consumer.fn, 'Sealer');
-    // Its notices' MACs: data keys of the notice key, which only it may generate.
+    // Its notices' and heads' MACs: data keys of the notice key, which only it may generate; and
+    // the Decrypt of another container's data key, to authenticate the heads it MAC'd.
     noticeKey.grantGenerateDataKey(sealer.consumer.fn, 'Sealer');
+    noticeKey.grantDecrypt(sealer.consumer.fn, 'Sealer');
     bus.grantPutEventsTo(sealer.consumer.fn);
 
     // The integrator (docs/deployment-log.md): one notice per sealed run on a standard queue, one

@@ -68,8 +68,9 @@ export interface IntegratorDeps {
   readonly anchor: MacAnchor | null;
   /**
    * The notice key (`kms:Decrypt` only): a notice vouches for the head it names only when its
-   * `auth` verifies under it (docs/deployment-log.md, "Integration", step 2). Absent: no notice
-   * vouches, every head not indexed goes through `anchor`.
+   * `auth` verifies under it (docs/deployment-log.md, "Integration", step 2), and a head's
+   * head-key MAC only when its blob opens and the MAC verifies (docs/verifiable-log.md,
+   * "Appending"). Absent: no notice nor head-key MAC vouches, every head not indexed goes through `anchor`.
    */
   readonly noticeKey?: NoticeKeyOpener | null;
   readonly metrics: PipelineMetrics;
@@ -510,11 +511,12 @@ export class IntegratorService {
         origin: checkpointOrigin(key.name, lineageId),
         key,
         anchor,
+        opener: this.#deps.noticeKey ?? null,
         indexed: held,
         noticed: noticeVouchedHeads(lineageId, vouching),
       }));
     } catch (error) {
-      // The MAC key unavailable is retried (the batch fails); anything else leaves the lineage out.
+      // The MAC or notice key unavailable is retried (the batch fails); anything else leaves the lineage out.
       if (!(error instanceof ResealError) || error.retryable) throw error;
       return { lineageId, unreadable: error.message };
     }

@@ -54,8 +54,9 @@ const service = new SealerService({
   notifier: process.env.INTEGRATION_QUEUE_URL
     ? new SqsIntegrationNotifier(new SQSClient({}), process.env.INTEGRATION_QUEUE_URL)
     : null,
-  // Each notice's MAC under a data key of the notice key, one `GenerateDataKey` per container and
-  // quarter hour: only an authenticated notice vouches for its head (docs/deployment-log.md).
+  // Each notice's and each head's MAC under a data key of the notice key, one `GenerateDataKey` per
+  // container and quarter hour (docs/deployment-log.md; docs/verifiable-log.md, "Appending"), and
+  // the `Decrypt` of another container's data key, kept, to authenticate the heads it MAC'd.
   noticeKey: process.env.NOTICE_KEY_ID
     ? new KmsNoticeKey(kms, process.env.NOTICE_KEY_ID, requireEnv('LOG_NAME'))
     : null,

@@ -1,6 +1,3 @@
-import type { HexDigest } from '../../shared/canonical/digest';
-import { headStateBatchMessage, headStateBatchOf, MAX_HEAD_STATE_BATCH } from '../../shared/log/head-state-batch';
-import { type HeadState, type HeadStateMac, headStateDigest } from '../../shared/log/head-state-mac';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import { macRecords, type RecordMac, type RecordToMac } from '../../shared/seal/mac-records';
 
@@ -12,8 +9,8 @@ import { macRecords, type RecordMac, type RecordToMac } from '../../shared/seal/
 export interface MacBatchMember<Ask, Answer> {
   /**
    * The answer to `ask` from the invocation's batch MAC, or, for an ask after the batch fired (at
-   * its deadline, or a retry after a lost race, a second run of the group, a roll-forward's second
-   * head) or after the member left, from a batch of its own.
+   * its deadline, or a retry after a lost race, a second run of the group) or after the member
+   * left, from a batch of its own.
    * @throws what the anchor's `generateMac` throws (every member waiting on the batch gets it)
    */
   mac(ask: Ask): Promise<Answer>;
@@ -32,8 +29,8 @@ export interface MacBatchMember<Ask, Answer> {
  */
 export const MAC_BATCH_WAIT_MS = 1_000;
 
-/** Most asks in one batch (it fires when reached): far above the 10 message groups of an invocation. */
-export const MAX_BATCH_ASKS = MAX_HEAD_STATE_BATCH;
+/** Most asks in one batch (it fires when reached): 64, far above the 10 message groups of an invocation. */
+export const MAX_BATCH_ASKS = 64;
 
 /**
  * Makes one batch's answers, one per ask by position, with one `GenerateMac`.
@@ -54,23 +51,22 @@ interface Waiting<Ask, Answer> {
  * fires once every member has either asked or left (refused, conflict, redelivery, error: `leave`
  * in a `finally`), when `maxAsks` asks wait, or `waitMs` after the first ask (a member still
  * running then gets a batch of its own). After it fired every ask gets a batch of its own, so
- * nothing ever waits for a batch that has gone. Two per invocation: the records' MAC, asked for
+ * nothing ever waits for a batch that has gone. One per invocation: the records' MAC, asked for
  * before the records are stored ({@link recordMacBatcher}; docs/sealing.md, "The record and its
- * seal"), and the head states' MAC, asked for once they are stored ({@link headMacBatcher};
- * docs/verifiable-log.md, "Appending").
+ * seal"); the head states are MAC'd in process under the notice data key (docs/verifiable-log.md,
+ * "Appending").
  *
  * Never deadlocks: a waiting member waits only for members that joined, are running (a group
  * joins from its own code, not while queued behind the handler's concurrency limit), and either
- * ask (which fires the batch when they are the last) or leave, and never longer than `waitMs`. A
- * run waits on the record batch before it asks the head batch, never the other way round. The cost
+ * ask (which fires the batch when they are the last) or leave, and never longer than `waitMs`. The cost
  * is latency: a run waits for the slowest run of the invocation, a second at most.
  */
 export class MacBatcher<Ask, Answer> {
   readonly #batchMac: BatchMac<Ask, Answer>;
   readonly #maxAsks: number;
   readonly #waitMs: number;
-  /** Members joined that have neither asked nor left, each with what to do should the batch fire without it. */
-  readonly #open = new Set<() => void>();
+  /** Members joined that have neither asked nor left. */
+  readonly #open = new Set<object>();
   readonly #waiting: Waiting<Ask, Answer>[] = [];
   #fired = false;
   /** The deadline's timer, from the first ask until the batch fires. */
@@ -92,19 +88,10 @@ export class MacBatcher<Ask, Answer> {
     this.#waitMs = waitMs;
   }
 
-  /**
-   * A new member; after the batch fired, one whose every ask gets a batch of its own.
-   *
-   * @param missed - called once should the batch fire (at its deadline) while the member has
-   *   neither asked nor left: the sealer then has the group leave its head-state batch too, so a
-   *   group late for the records' batch never holds the others' heads for a second deadline
-   */
-  join(missed: () => void = () => {}): MacBatchMember<Ask, Answer> {
-    if (this.#fired) {
-      missed();
-      return { mac: (ask) => this.#alone(ask), leave: () => {} };
-    }
-    const entry = () => missed();
+  /** A new member; after the batch fired, one whose every ask gets a batch of its own. */
+  join(): MacBatchMember<Ask, Answer> {
+    if (this.#fired) return { mac: (ask) => this.#alone(ask), leave: () => {} };
+    const entry = {};
     this.#open.add(entry);
     const close = () => this.#open.delete(entry);
     return {
@@ -144,9 +131,7 @@ export class MacBatcher<Ask, Answer> {
     this.#deadline = null;
     this.#fired = true;
     const waiting = this.#waiting.splice(0);
-    const missed = [...this.#open];
     this.#open.clear();
-    for (const miss of missed) miss();
     // `then` of a promise: a synchronous throw of the batch function rejects every waiter too.
     Promise.resolve()
       .then(() => this.#batchMac(waiting.map((w) => w.ask)))
@@ -159,30 +144,6 @@ export class MacBatcher<Ask, Answer> {
         },
       );
   }
-}
-
-/**
- * The invocation's head-state MAC batch: the MAC over `headStateBatchMessage` of the waiting head
- * states' digests (distinct, ascending; `heads` names them), or, for a batch of one head, that
- * head's own MAC (the single form, no `heads`). Asked only for a state whose records are stored.
- */
-export function headMacBatcher(
-  anchor: MacAnchor,
-  maxAsks?: number,
-  waitMs?: number,
-): MacBatcher<HeadState, HeadStateMac> {
-  return new MacBatcher<HeadState, HeadStateMac>(
-    async (states) => {
-      const heads = headStateBatchOf(states.map(headStateDigest));
-      const mac: HeadStateMac =
-        heads.length === 1
-          ? await anchor.generateMac(Buffer.from(heads[0] as HexDigest, 'hex'))
-          : { ...(await anchor.generateMac(headStateBatchMessage(heads))), heads };
-      return states.map(() => mac);
-    },
-    maxAsks,
-    waitMs,
-  );
 }
 
 /**

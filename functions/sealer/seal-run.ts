@@ -13,7 +13,6 @@ import {
 } from '../../shared/errors';
 import type { LineageIndexValue, ResidualIndexValue } from '../../shared/index/index-entry';
 import { checkAgainstIndex } from '../../shared/integrator/check-against-index';
-import type { HeadState, HeadStateMac } from '../../shared/log/head-state-mac';
 import type { LogState } from '../../shared/log/log-state';
 import { MAX_ROLL_FORWARD_RECORDS } from '../../shared/log/records-past-head';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
@@ -149,8 +148,6 @@ export class RunSealer {
    * @param index - the floors of this run's invocation (one deployment-head read shared by its
    *   runs, docs/pipeline.md "Concurrency") the run is checked against (docs/sealing.md, "The
    *   index floor"); `null`: none
-   * @param heads - the run's group in its invocation's head-state MAC batch (mac-batcher.ts):
-   *   the run's new head state is MAC'd with the other runs'; absent: a MAC of its own
    * @param recordMacs - the run's group in its invocation's record MAC batch (mac-batcher.ts): the
    *   run's records are MAC'd with the other runs', before they are stored; absent: a batch of their own
    * @param notices - the invocation's sealed-run notices (sealed-run-notice-batch.ts), sent once
@@ -159,7 +156,6 @@ export class RunSealer {
   async seal(
     run: readonly Pending[],
     index: IndexFloors | null,
-    heads: MacBatchMember<HeadState, HeadStateMac> | null = null,
     recordMacs: MacBatchMember<readonly RecordToMac[], readonly RecordMac[]> | null = null,
     notices: SealedRunNoticeBatch | null = null,
   ): Promise<Map<number, SealOutcome>> {
@@ -303,17 +299,14 @@ export class RunSealer {
         await this.#deps.store.putRecords(lineageId, extension.entries);
       } catch (error) {
         if (!(error instanceof RecordSeqTakenError)) throw error;
-        // The first `landed` records stand past the head: the re-read rolls them forward. The run
-        // leaves the invocation's batch (which then waits for it no longer): its retry, after a
-        // backoff and a re-read, gets a MAC of its own.
-        heads?.leave();
+        // The first `landed` records stand past the head: the re-read rolls them forward.
         for (const { record } of sealed.slice(0, error.landed)) landed.add(record.header.residualId);
         await lostRace(attempt, error);
         continue;
       }
       for (const { record } of sealed) landed.add(record.header.residualId);
-      // The invocation's batch MAC (or, after it fired or the run left it, one of its own).
-      const { headMac, checkpoint } = await this.#log.vouch(extension, heads ? (head) => heads.mac(head) : undefined);
+      // Under the notice data key, in process (or, without one, a KMS MAC of its own).
+      const { headMac, checkpoint } = await this.#log.vouch(extension);
       try {
         await this.#deps.store.moveHead({
           lineageId,

@@ -2,6 +2,7 @@ import type { HexDigest } from '../../shared/canonical/digest';
 import { LogStateError, ResealError } from '../../shared/errors';
 import type { LineageIndexValue } from '../../shared/index/index-entry';
 import { checkpointOrigin } from '../../shared/log/checkpoint-origin';
+import { type HeadKeyMac, headKeyMac } from '../../shared/log/head-key-mac';
 import { type HeadState, type HeadStateMac, macHeadState } from '../../shared/log/head-state-mac';
 import { extendLog, type LogEntry, type LogExtension } from '../../shared/log/log-extension';
 import { authenticateHeadState, headStateOf, type LogState, type StoredLogHead } from '../../shared/log/log-state';
@@ -18,10 +19,12 @@ import { proveTreeConsistency } from '../../shared/log/tree-consistency';
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
+import type { NoticeKeyIssuer, NoticeKeyOpener } from '../../shared/ports/notice-key';
 import { isIntact } from '../../shared/seal/is-intact';
 import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head';
 import { checkRecordIntegrity } from '../../shared/seal/record-integrity';
 import type { SealedRecord } from '../../shared/seal/sealed-record';
+import type { ServiceLogger } from '../common/service-logger';
 import { SealedHeads } from './sealed-heads';
 
 /**
@@ -64,12 +67,18 @@ export const RECORDS_PAGE = 100;
 export type LogPublicKey = Pick<NoteSigner, 'keyName' | 'publicKey'>;
 
 /**
+ * The notice key as the sealer holds it: data keys to MAC heads (and notices) with, and the
+ * `Decrypt` of another container's, to authenticate the heads it stored. Adapter: `KmsNoticeKey`.
+ */
+export type SealerNoticeKey = NoticeKeyIssuer & NoticeKeyOpener;
+
+/**
  * The sealer's side of the verifiable log (docs/verifiable-log.md, "Appending"): the stored log
- * state authenticated (its head-state MAC with the records' HMAC key, an older head's signed
- * checkpoint, or the lineage's entry in the deployment index) before it is extended, the tree
- * extended and, once its records are stored, its head state MAC'd (one `GenerateMac` of its own,
- * or its share of the invocation's batch MAC; no `Sign`), and what an earlier record or
- * a redelivery needs proven. Remembers the heads it sealed while warm (`SealedHeads`), so a state
+ * state authenticated (its head-key MAC under a notice data key, its head-state MAC with the
+ * records' HMAC key, an older head's signed checkpoint, or the lineage's entry in the deployment
+ * index) before it is extended, the tree extended and, once its records are stored, its head state
+ * MAC'd (in process under the notice data key; without one, one `GenerateMac`; no `Sign`), and
+ * what an earlier record or a redelivery needs proven. Remembers the heads it sealed while warm (`SealedHeads`), so a state
  * rolled back behind them is refused.
  */
 export class SealerLog {
@@ -77,29 +86,45 @@ export class SealerLog {
   readonly #store: LineageStore;
   readonly #anchor: MacAnchor;
   readonly #checkpointSigner: NoteSigner | null;
+  readonly #noticeKey: SealerNoticeKey | null;
+  readonly #logger: Pick<ServiceLogger, 'warn'> | null;
+  /** Whether the last data key asked for was refused (logged once, until one is had again). */
+  #noDataKey = false;
   readonly #sealed = new SealedHeads();
   #verifierKey: NoteVerifierKey | null = null;
 
   /**
    * @param checkpointSigner - transitional: also signs each run's lineage checkpoint for readers
    *   that still take a lineage's tree head from it (docs/deployment-log.md, "What changes for the
-   *   sealer"); `null`: the head-state MAC alone, no `Sign`
+   *   sealer"); `null`: the head's MAC alone, no `Sign`
+   * @param noticeKey - the notice key: heads are MAC'd under its data key and authenticated by
+   *   opening their blob; `null`: every head gets a KMS head-state MAC (`GenerateMac`), and a
+   *   head-key MAC vouches for nothing here
+   * @param logger - tells of a data key refused (once, until one is had again)
    */
-  constructor(logKey: LogPublicKey, store: LineageStore, anchor: MacAnchor, checkpointSigner: NoteSigner | null) {
+  constructor(
+    logKey: LogPublicKey,
+    store: LineageStore,
+    anchor: MacAnchor,
+    checkpointSigner: NoteSigner | null,
+    noticeKey: SealerNoticeKey | null = null,
+    logger: Pick<ServiceLogger, 'warn'> | null = null,
+  ) {
     this.#logKey = logKey;
     this.#store = store;
     this.#anchor = anchor;
     this.#checkpointSigner = checkpointSigner;
+    this.#noticeKey = noticeKey;
+    this.#logger = logger;
   }
 
   /**
    * The lineage state the sealer may extend (docs/sealing.md, "The roll-forward"): the head item
-   * authenticated ({@link authenticateHeadState}: head-state MAC, signed checkpoint, or `indexed`
+   * authenticated ({@link authenticateHeadState}: head-key MAC, head-state MAC, signed checkpoint, or `indexed`
    * when the head is exactly the indexed one), then the records stored past it (one `readChain`
    * of at most {@link MAX_ROLL_FORWARD_RECORDS} + 1 records, normally empty) rolled forward when
    * they are one run the sealer made ({@link checkRecordsPastHead}, and each record's stored tree
-   * nodes the ones {@link extendLog} computes): the head is moved to them first (one
-   * `GenerateMac`, the head put under the head-as-read condition, their markers), and the state is
+   * nodes the ones {@link extendLog} computes): the head is moved to them first (its MAC, the head put under the head-as-read condition, their markers), and the state is
    * theirs. Records with no head item roll forward from genesis only when the index does not hold
    * the lineage. A head behind the indexed head is returned as it is (the index refuses it). The
    * state must not be behind what this sealer stored while warm. Else why not (each write then gets
@@ -125,6 +150,7 @@ export class SealerLog {
         origin: this.origin(lineageId),
         key: await this.verifierKey(),
         anchor: this.#anchor,
+        opener: this.#noticeKey,
         indexed,
       }));
     } catch (error) {
@@ -266,7 +292,7 @@ export class SealerLog {
     lineageId: string,
     state: LogState,
     records: readonly SealedRecord[],
-  ): Promise<{ extension: LogExtension; headMac: HeadStateMac; checkpoint: string | null }> {
+  ): Promise<{ extension: LogExtension; headMac: HeadStateMac | HeadKeyMac; checkpoint: string | null }> {
     const extension = this.extension(lineageId, state, records);
     return { extension, ...(await this.vouch(extension)) };
   }
@@ -277,24 +303,40 @@ export class SealerLog {
   }
 
   /**
-   * The MAC of `extension`'s head state (one `GenerateMac` of its own, or `mac`'s: the
-   * invocation's batch, functions/sealer/mac-batcher.ts); with a checkpoint signer
+   * The MAC of `extension`'s head state: under the notice data key, in process (no KMS call per
+   * invocation), or, when no data key can be had (`dataKey()` rejects: logged once), one KMS
+   * `GenerateMac` of its own, which the write is never refused for; with a checkpoint signer
    * (transitional), its lineage checkpoint signed too (one `Sign`), else `null`. Called only once
    * the extension's records are stored (docs/verifiable-log.md, "Appending"): a state whose records
-   * did not land is never MAC'd nor signed, so no head-state MAC names one.
+   * did not land is never MAC'd nor signed, so no head MAC names one.
    * @throws what the anchor or the signer throws (the run is retried)
    */
-  async vouch(
-    extension: LogExtension,
-    mac: (head: HeadState) => Promise<HeadStateMac> = (head) => macHeadState(head, this.#anchor),
-  ): Promise<{ headMac: HeadStateMac; checkpoint: string | null }> {
+  async vouch(extension: LogExtension): Promise<{ headMac: HeadStateMac | HeadKeyMac; checkpoint: string | null }> {
     const head = headStateOf(extension.state);
     if (head === null) throw new Error('vouch: an extended log has a head');
     const [headMac, checkpoint] = await Promise.all([
-      mac(head),
+      this.#macHead(head),
       this.#checkpointSigner ? signCheckpoint(extension.checkpoint, this.#checkpointSigner) : null,
     ]);
     return { headMac, checkpoint };
+  }
+
+  /** The head's MAC under the current data key, else by KMS ({@link SealerLog.vouch}). */
+  async #macHead(head: HeadState): Promise<HeadStateMac | HeadKeyMac> {
+    if (this.#noticeKey !== null) {
+      try {
+        const { plaintext, blob } = await this.#noticeKey.dataKey();
+        const mac = { mac: headKeyMac(head, plaintext), keyBlob: blob };
+        this.#noDataKey = false;
+        return mac;
+      } catch (error) {
+        if (!this.#noDataKey) {
+          this.#logger?.warn('no notice data key: heads get a KMS head-state MAC until one is had', { error });
+        }
+        this.#noDataKey = true;
+      }
+    }
+    return macHeadState(head, this.#anchor);
   }
 
   /** Remembers a state this sealer sealed and stored. */

@@ -3,7 +3,6 @@ import { parseStrictJson } from '../../shared/canonical/strict-json';
 import { StrictJsonError, StrictJsonFailure } from '../../shared/canonical/strict-json-error';
 import { InvalidInputError } from '../../shared/errors';
 import { DEFAULT_MAX_RECEIPT_AGE_SECONDS } from '../../shared/guard/policy';
-import type { HeadState, HeadStateMac } from '../../shared/log/head-state-mac';
 import { sealerKeyName } from '../../shared/log/log-names';
 import { RejectionReason } from '../../shared/pipeline/rejection-reason';
 import type { EventPublisher } from '../../shared/ports/event-publisher';
@@ -11,7 +10,6 @@ import type { IntegrationNotifier } from '../../shared/ports/integration-notifie
 import type { LineageStore } from '../../shared/ports/lineage-store';
 import type { MacAnchor } from '../../shared/ports/mac-anchor';
 import type { NoteSigner } from '../../shared/ports/note-signer';
-import type { NoticeKeyIssuer } from '../../shared/ports/notice-key';
 import { Identifier } from '../../shared/schemas/identifier';
 import type { RecordMac, RecordToMac } from '../../shared/seal/mac-records';
 import { logInfrastructureFailure } from '../common/log-infrastructure-failure';
@@ -19,7 +17,7 @@ import type { PipelineMetrics } from '../common/pipeline-metrics';
 import { RefusalRecorder } from '../common/refusal-recorder';
 import type { ServiceLogger } from '../common/service-logger';
 import { APPEND_RETRY_BASE_MS, MAX_APPEND_ATTEMPTS } from './append-backoff';
-import { headMacBatcher, type MacBatcher, recordMacBatcher } from './mac-batcher';
+import { type MacBatcher, recordMacBatcher } from './mac-batcher';
 import { type NamedIds, type Pending, type SealMessage, type SealOutcome, SealOutcomes } from './seal-outcomes';
 import { checkSealRequest, resolveSealRequestPolicy } from './seal-request-check';
 import { parseSealRequest } from './seal-request-parse';
@@ -27,7 +25,7 @@ import { MAX_RUN_BODY_BYTES, MAX_RUN_RECORDS, RunSealer } from './seal-run';
 import { SealedEventBatch, type Unannounced } from './sealed-event-batch';
 import { SealedRunNoticeBatch } from './sealed-run-notice-batch';
 import { type IndexFloors, SealerIndex, type SealerIndexDeps } from './sealer-index';
-import { SealerLog } from './sealer-log';
+import { SealerLog, type SealerNoticeKey } from './sealer-log';
 
 /** Dependencies of {@link SealerService}, injected. */
 export interface SealerDeps {
@@ -38,8 +36,9 @@ export interface SealerDeps {
   /**
    * The log key: its key name is the log name, its public key reads heads' signed checkpoints
    * and the deployment checkpoint; it signs a run's lineage checkpoint only with
-   * {@link signLineageCheckpoints} (by default the sealer makes no `Sign` with it). A run's head is authenticated by its head-state MAC with
-   * `anchor` (docs/verifiable-log.md, "Appending").
+   * {@link signLineageCheckpoints} (by default the sealer makes no `Sign` with it). A run's head is
+   * authenticated by its head-key MAC ({@link noticeKey}) or its head-state MAC with `anchor`
+   * (docs/verifiable-log.md, "Appending").
    */
   readonly signer: NoteSigner;
   /**
@@ -68,11 +67,14 @@ export interface SealerDeps {
    */
   readonly notifier?: IntegrationNotifier | null;
   /**
-   * The notice key's data key, to give each notice its `auth` (docs/deployment-log.md, "Sealed-run
-   * notices"): only an authenticated notice vouches for its head. Absent, or failing: notices go
-   * without `auth`, triggers only (the integrator then checks the head's MAC).
+   * The notice key: its data key gives each notice its `auth` (docs/deployment-log.md, "Sealed-run
+   * notices": only an authenticated notice vouches for its head) and MACs each head the sealer
+   * stores (its head-key MAC, in process), and it opens another container's heads' data keys
+   * (`Decrypt`) to authenticate them (docs/verifiable-log.md, "Appending"). Absent: notices go
+   * without `auth`, triggers only, and heads get a KMS head-state MAC; a data key refused does the
+   * same for the runs that ask while it is.
    */
-  readonly noticeKey?: NoticeKeyIssuer | null;
+  readonly noticeKey?: SealerNoticeKey | null;
   /**
    * Waits between lost-race attempts (backoff with full jitter, {@link APPEND_RETRY_BASE_MS}), so
    * concurrent writers to one lineage spread out instead of colliding again. @default `setTimeout`
@@ -97,17 +99,12 @@ export interface SealerDeps {
 /**
  * What the message groups of one sealer invocation share (docs/pipeline.md, "Concurrency"): one
  * read of the deployment head, made when the first run asks for its index floor, and one
- * `GenerateMac` for the records of its runs and one for their new head states. From
+ * `GenerateMac` for the records of its runs (their head states are MAC'd in process). From
  * {@link SealerService.beginInvocation}.
  */
 export interface SealerInvocation {
   /** The invocation's index floors; `null` without an index. */
   readonly index: IndexFloors | null;
-  /**
-   * The invocation's head-state MAC batch (docs/verifiable-log.md, "Appending"): each group joins
-   * it while it is handled; absent: each run's head gets a MAC of its own.
-   */
-  readonly heads?: MacBatcher<HeadState, HeadStateMac>;
   /**
    * The invocation's record MAC batch (docs/sealing.md, "The record and its seal"): one
    * `GenerateMac` for the records of every run, before they are stored; each group joins it while
@@ -154,10 +151,10 @@ type Prepared = { readonly outcome: SealOutcome } | { readonly pending: Pending 
  *    the records are stored); a residual id already
  *    sealed in the lineage (its marker) or earlier in the run is a redelivery (same content: the
  *    stored record's `ResidualSealed` is re-emitted) or a reuse (`RESIDUAL_ID_REUSED`).
- * 4. The new tree is computed (RFC 9162) and its head state MAC'd with the other runs' of the
- *    invocation (one `GenerateMac` per invocation, {@link SealerInvocation.heads}; a signed
- *    checkpoint only with {@link SealerDeps.signLineageCheckpoints}), and records, nodes, markers
- *    and head written under their conditions (docs/sealing.md, "The write"). A lost race
+ * 4. The new tree is computed (RFC 9162), records and nodes written, and only then its head state
+ *    MAC'd under the notice data key, in process (no KMS call; without a data key one
+ *    `GenerateMac`; a signed checkpoint only with {@link SealerDeps.signLineageCheckpoints}), and
+ *    markers and head written under their conditions (docs/sealing.md, "The write"). A lost race
  *    waits (exponential backoff, full jitter), re-reads and re-seals, up to
  *    {@link MAX_APPEND_ATTEMPTS}; then `LOST_RACE` conflicts.
  * 5. One `ResidualSealed` event per invocation, carrying each run it sealed or re-announced (its
@@ -198,7 +195,14 @@ export class SealerService {
     this.#index = deps.index ? new SealerIndex(deps.index, deps) : null;
     this.#runs = new RunSealer(
       deps,
-      new SealerLog(deps.signer, deps.store, deps.anchor, deps.signLineageCheckpoints === true ? deps.signer : null),
+      new SealerLog(
+        deps.signer,
+        deps.store,
+        deps.anchor,
+        deps.signLineageCheckpoints === true ? deps.signer : null,
+        deps.noticeKey ?? null,
+        deps.logger,
+      ),
       this.#outcomes,
     );
     resolveSealRequestPolicy(this.#policyAt(0));
@@ -213,7 +217,6 @@ export class SealerService {
     const { notifier, noticeKey, logger, anchor, publisher } = this.#deps;
     return {
       index: this.#index?.invocation() ?? null,
-      heads: headMacBatcher(anchor),
       records: recordMacBatcher(anchor),
       ...(notifier ? { notices: new SealedRunNoticeBatch(notifier, logger, noticeKey ?? null) } : {}),
       events: new SealedEventBatch(publisher, logger),
@@ -278,13 +281,11 @@ export class SealerService {
 
   /**
    * Step 1 per message (refusals settle at once); steps 2–5 per run of writes to one lineage. The
-   * group is a member of the invocation's record and head-state MAC batches until it ends, however
-   * it ends: neither batch waits for a group that threw or was refused.
+   * group is a member of the invocation's record MAC batch until it ends, however it ends: the
+   * batch never waits for a group that threw or was refused.
    */
   async #handleGroup(messages: readonly SealMessage[], invocation: SealerInvocation): Promise<SealOutcome[]> {
-    const heads = invocation.heads?.join() ?? null;
-    // A group the records' batch fired without (its deadline) is late for the heads' batch too.
-    const records = invocation.records?.join(() => heads?.leave()) ?? null;
+    const records = invocation.records?.join() ?? null;
     try {
       const outcomes: SealOutcome[] = new Array(messages.length);
       const messageIds = messages.map((m) => m.messageId);
@@ -293,7 +294,6 @@ export class SealerService {
         for (const [index, outcome] of await this.#runs.seal(
           run.take(),
           invocation.index,
-          heads,
           records,
           invocation.notices ?? null,
         )) {
@@ -315,7 +315,6 @@ export class SealerService {
       return outcomes;
     } finally {
       records?.leave();
-      heads?.leave();
     }
   }
 

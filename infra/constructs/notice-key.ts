@@ -15,11 +15,13 @@ export interface NoticeKeyProps {
 /**
  * The notice key (docs/infrastructure.md, "Keys"; docs/deployment-log.md, "Sealed-run notices"):
  * a symmetric `SYMMETRIC_DEFAULT` / `ENCRYPT_DECRYPT` key, rotated yearly, whose data keys MAC the
- * sealed-run notices. The account administers it and may use it for nothing; the sealer's role
- * alone may `kms:GenerateDataKey`, the integrator's alone `kms:Decrypt`, each only under the
- * notice encryption context (`purpose` {@link NOTICE_KEY_PURPOSE}, `log` the log's name), in its
- * role's policy and in the key policy. So a notice's MAC is as hard to forge as a head-state MAC
- * for the table writer, the integrator's invokers and the queue's policy editors.
+ * sealed-run notices and the heads the sealer stores (docs/verifiable-log.md, "Appending"). The
+ * account administers it and may use it for nothing; the sealer's role alone may
+ * `kms:GenerateDataKey`, and the sealer's and the integrator's roles alone `kms:Decrypt` (the
+ * sealer: to authenticate the heads another of its containers MAC'd), each only under the notice
+ * encryption context (`purpose` {@link NOTICE_KEY_PURPOSE}, `log` the log's name), in its role's
+ * policy and in the key policy. So a notice's or a head's MAC under a data key is as hard to forge
+ * as a KMS head-state MAC for the table writer, the integrator's invokers and the queue's policy editors.
  */
 export class NoticeKey extends Construct {
   readonly key: kms.Key;
@@ -52,7 +54,7 @@ export class NoticeKey extends Construct {
     this.#allow(grantee, `${who}GeneratesNoticeDataKeys`, 'kms:GenerateDataKey');
   }
 
-  /** The integrator (`who` names it in the Sid): `kms:Decrypt` under the notice context only. */
+  /** The sealer and the integrator (`who` names it in the Sid): `kms:Decrypt` under the notice context only. */
   grantDecrypt(grantee: iam.IGrantable, who: string): void {
     this.#allow(grantee, `${who}OpensNoticeDataKeys`, 'kms:Decrypt');
   }

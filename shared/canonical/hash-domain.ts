@@ -70,6 +70,11 @@ export const HashDomain = {
    */
   HEAD_STATE_BATCH: 'reseal/v1/head-state-batch',
   /**
+   * A lineage's head state, the message of its MAC under a notice data key (in-process
+   * HMAC-SHA-256, no KMS call; docs/verifiable-log.md, "Appending").
+   */
+  HEAD_STATE_KEY: 'reseal/v1/head-state-key',
+  /**
    * The root of the RFC 9162 tree over the record hashes one sealer invocation seals: the message
    * of a batch record MAC (docs/sealing.md, "The record and its seal").
    */

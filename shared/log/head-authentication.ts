@@ -4,6 +4,11 @@ export const HeadAuthentication = {
   SIGNED_CHECKPOINT: 'SIGNED_CHECKPOINT',
   /** The sealer's head-state MAC with the records' HMAC key (shared/log/head-state-mac.ts). */
   HEAD_MAC: 'HEAD_MAC',
+  /**
+   * The sealer's MAC under a notice data key, whose blob opened under the notice context
+   * (shared/log/head-key-mac.ts): what the sealer stores now, no KMS MAC call.
+   */
+  HEAD_KEY_MAC: 'HEAD_KEY_MAC',
   /** The lineage's entry in the deployment index under the authenticated deployment checkpoint. */
   INDEX: 'INDEX',
   /**

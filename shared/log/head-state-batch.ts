@@ -4,9 +4,9 @@ import { HashDomain } from '../canonical/hash-domain';
 
 /**
  * Most head states one batch head-state MAC covers (docs/verifiable-log.md, "Appending"): 64, far
- * above the 10 lineages one sealer invocation seals, so it bounds a stored list (32 bytes a head
- * in the head item: 10 heads keep the small head under 1 KB) and what a reader hashes, never the
- * batching the sealer does.
+ * above the 10 lineages one sealer invocation sealed, so it bounds a stored list (32 bytes a head
+ * in the head item) and what a reader hashes. The sealer makes no batch MACs any more (it MACs
+ * each head under its notice data key); the heads stored with one are read forever.
  */
 export const MAX_HEAD_STATE_BATCH = 64;
 
@@ -38,9 +38,4 @@ export function isHeadStateBatch(heads: unknown): heads is readonly HexDigest[] 
     (head, i) =>
       typeof head === 'string' && HEX_DIGEST_PATTERN.test(head) && (i === 0 || (heads[i - 1] as string) < head),
   );
-}
-
-/** The batch of `heads` (hex digests, any order, repeats allowed): distinct, ascending. */
-export function headStateBatchOf(heads: Iterable<HexDigest>): HexDigest[] {
-  return [...new Set(heads)].sort();
 }

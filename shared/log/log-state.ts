@@ -3,6 +3,7 @@ import { HEX_DIGEST_PATTERN, type HexDigest } from '../canonical/digest';
 import { LogStateError, ResealError } from '../errors';
 import type { LineageIndexValue } from '../index/index-entry';
 import type { MacAnchor } from '../ports/mac-anchor';
+import type { NoticeKeyOpener } from '../ports/notice-key';
 import type { ChainTip } from '../seal/chain-tip';
 import type { LineageHead } from '../seal/lineage-head';
 import { RECORD_FORMAT_WRITER_BOUND, RecordHeaderSchema, recordHashOf } from '../seal/record-header';
@@ -10,6 +11,7 @@ import { appendLeaf } from './append-leaf';
 import { EMPTY_ROOT } from './empty-root';
 import { frontierRoot } from './frontier-root';
 import { HeadAuthentication } from './head-authentication';
+import { type HeadKeyMac, isHeadKeyMacValid } from './head-key-mac';
 import { type HeadState, verifyHeadStateMac } from './head-state-mac';
 import { leafHash } from './merkle-hash';
 import type { NoteVerifierKey } from './note-key';
@@ -43,6 +45,11 @@ export interface StoredLogHead {
    * or `null`/absent: a head stored before the sealer stopped signing.
    */
   readonly headMac?: unknown | null;
+  /**
+   * The sealer's MAC over this head under a notice data key, with the wrapped key
+   * (shared/log/head-key-mac.ts), or `null`/absent: a head stored with a KMS head-state MAC, or before.
+   */
+  readonly headKeyMac?: HeadKeyMac | null;
 }
 
 /** A lineage's log, authenticated: what the sealer may extend. */
@@ -263,25 +270,30 @@ export function authenticateLogState(
  * Authenticates the stored log state before it is extended or integrated (docs/verifiable-log.md,
  * "Appending"): {@link claimedLogState}, vouched for by one of, in this order, a sealed-run notice
  * of the integration's batch whose `auth` verified, naming exactly the claimed head (`noticed`, the
- * integrator only: no `VerifyMac`; docs/deployment-log.md, "Integration", step 2), the head
- * item's head-state MAC under the records' HMAC key ({@link verifyHeadStateMac}; what the sealer
- * stores now), its signed lineage checkpoint (heads stored before, still read), or the lineage's
+ * integrator only: no `VerifyMac`; docs/deployment-log.md, "Integration", step 2), the head item's
+ * head-key MAC under the notice data key its blob wraps (`opener` opens the blob; the MAC verifies
+ * over exactly the claimed state, in process; what the sealer stores now), its head-state MAC
+ * under the records' HMAC key ({@link verifyHeadStateMac}; the sealer's fallback, and heads stored
+ * before), its signed lineage checkpoint (heads stored before, still read), or the lineage's
  * entry in the deployment index (`indexed`, read under the authenticated deployment checkpoint)
- * when it is exactly the claimed head. A head none of them vouches for is never extended. The state's `checkpoint` is
- * the head item's signed checkpoint only when it verifies for this state; else `null` (always
- * `null` when a notice or the index vouches). Authentication shows the state is one the sealer
- * stored, not the latest: the caller checks it against the index (`checkAgainstIndex`), which the
- * head never outranks, and the integrator against every notice of the batch (`NOTICE_MISMATCH`).
+ * when it is exactly the claimed head. A voucher that does not vouch (a blob the opener refuses, a
+ * MAC that does not verify) falls through to the next; a head none of them vouches for is never
+ * extended. The state's `checkpoint` is the head item's signed checkpoint only when it verifies
+ * for this state; else `null` (always `null` when a notice or the index vouches).
+ * Authentication shows the state is one the sealer stored, not the latest: the caller checks it
+ * against the index (`checkAgainstIndex`), which the head never outranks, and the integrator
+ * against every notice of the batch (`NOTICE_MISMATCH`).
  *
  * @param stored - the head item's log state, or `null` when there is no head item
  * @param context - the lineage, its checkpoint origin, the log's verifier key, the MAC anchor
- *   (`null`: a reader without the HMAC key, which can only take a notice, the signed checkpoint
- *   or the index), the lineage's index entry (`null`: not integrated, or not read) and the heads
+ *   (`null`: a reader without the HMAC key, which can only take a notice, a head-key MAC, the
+ *   signed checkpoint or the index), the notice key's opener (absent or `null`: no head-key MAC
+ *   is checked), the lineage's index entry (`null`: not integrated, or not read) and the heads
  *   the batch's notices of this lineage name (absent or empty: none; `noticeVouchedHeads`,
  *   shared/integrator/notice-vouched-heads.ts)
  * @returns the state and what authenticated it; an empty state (`authenticatedBy: null`) for `stored === null`
  * @throws {LogStateError} when nothing vouches for the head, or it is not a well-formed state
- * @throws what the anchor throws when the MAC cannot be checked (key unavailable: retried)
+ * @throws what the anchor or the opener throws when a MAC cannot be checked (key unavailable: retried)
  */
 export async function authenticateHeadState(
   stored: StoredLogHead | null,
@@ -290,6 +302,7 @@ export async function authenticateHeadState(
     readonly origin: string;
     readonly key: NoteVerifierKey;
     readonly anchor: MacAnchor | null;
+    readonly opener?: NoticeKeyOpener | null;
     readonly indexed: LineageIndexValue | null;
     readonly noticed?: readonly LineageIndexValue[];
   },
@@ -303,15 +316,18 @@ export async function authenticateHeadState(
     // this very state: no head-state MAC needed.
     return { state: { ...claimed, checkpoint: null }, authenticatedBy: HeadAuthentication.NOTICE };
   }
+  const keyMac = stored.headKeyMac ?? null;
+  if (keyMac !== null && context.opener) {
+    // A data key only the sealer (GenerateDataKey) and the integrator (Decrypt) can hold, under
+    // the notice context: a blob that does not open vouches for nothing, it is no error.
+    const dataKey = await context.opener.open(keyMac.keyBlob);
+    if (dataKey !== null && isHeadKeyMacValid(head, dataKey, keyMac.mac)) {
+      return { state: withVerifiedCheckpoint(claimed, context), authenticatedBy: HeadAuthentication.HEAD_KEY_MAC };
+    }
+  }
   if (stored.headMac !== undefined && stored.headMac !== null && context.anchor !== null) {
     if (await verifyHeadStateMac(head, stored.headMac, context.anchor)) {
-      // The MAC covers the head state, not the checkpoint string beside it: that is kept only when
-      // it verifies as this state's signed checkpoint, else a table writer's text would be re-sent.
-      const verified = claimed.checkpoint !== null && signedCheckpointMismatch(claimed, context) === null;
-      return {
-        state: verified ? claimed : { ...claimed, checkpoint: null },
-        authenticatedBy: HeadAuthentication.HEAD_MAC,
-      };
+      return { state: withVerifiedCheckpoint(claimed, context), authenticatedBy: HeadAuthentication.HEAD_MAC };
     }
   }
   const signed = claimed.checkpoint === null ? 'no signed checkpoint' : signedCheckpointMismatch(claimed, context);
@@ -319,10 +335,11 @@ export async function authenticateHeadState(
   if (context.indexed !== null && sameHead(head, context.indexed)) {
     return { state: { ...claimed, checkpoint: null }, authenticatedBy: HeadAuthentication.INDEX };
   }
-  const mac =
-    stored.headMac === undefined || stored.headMac === null
-      ? 'no head-state MAC'
-      : 'a head-state MAC that does not verify';
+  const macs = [
+    keyMac === null ? null : `a head-key MAC that does not verify${context.opener ? '' : ' here (no notice key)'}`,
+    stored.headMac === undefined || stored.headMac === null ? null : 'a head-state MAC that does not verify',
+  ].filter((m) => m !== null);
+  const mac = macs.length === 0 ? 'no head MAC' : macs.join(' and ');
   throw new LogStateError(
     lineageId,
     `the head item carries ${mac}, ${signed === 'no signed checkpoint' ? signed : `a signed checkpoint that does not authenticate (${signed})`}, and is not the head the deployment index holds`,
@@ -352,6 +369,19 @@ function sameHead(head: HeadState, indexed: LineageIndexValue): boolean {
     head.generationEpoch === indexed.generationEpoch &&
     head.writerPolicyDigest === indexed.writerPolicyDigest
   );
+}
+
+/**
+ * `claimed` as a head MAC vouched for it: the MAC covers the head state, not the checkpoint string
+ * beside it, which is kept only when it verifies as this state's signed checkpoint (else a table
+ * writer's text would be re-sent).
+ */
+function withVerifiedCheckpoint(
+  claimed: LogState,
+  context: { readonly origin: string; readonly key: NoteVerifierKey },
+): LogState {
+  const verified = claimed.checkpoint !== null && signedCheckpointMismatch(claimed, context) === null;
+  return verified ? claimed : { ...claimed, checkpoint: null };
 }
 
 /** Why the claimed state's signed checkpoint does not authenticate it, or `null` when it does. */

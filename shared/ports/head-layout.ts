@@ -6,8 +6,9 @@
  *   header copy, `mac`, `keyId` and `residualId` and the frontier as JSON hex, so that a sealer of
  *   the previous version still running during the deploy authenticates a head the new one wrote
  *   (2 + 2 + 1 = 5 WCU a sparse write).
- * - `small` (deploy 3, the default): `seq`, `recordHash`, `generationEpoch`, `headMac`, the
- *   frontier binary (32 bytes a hash) and the policy; about 0.5 KB, one WCU (4 WCU a sparse write).
+ * - `small` (deploy 3, the default): `seq`, `recordHash`, `generationEpoch`, the head's MAC
+ *   (`headKeyMac` and `headDataKey`, or `headMac`), the frontier binary (32 bytes a hash) and the
+ *   policy; about 0.5 to 0.8 KB, one WCU (4 WCU a sparse write).
  */
 export const HeadLayout = { COMPATIBLE: 'compatible', SMALL: 'small' } as const;
 /** One of {@link HeadLayout}. */

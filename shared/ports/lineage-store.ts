@@ -1,6 +1,7 @@
 import type { LineagePolicy } from '../authorship/lineage-policy';
 import type { HexDigest } from '../canonical/digest';
 import type { InputIssue, ResidualLocation } from '../errors';
+import type { HeadKeyMac } from '../log/head-key-mac';
 import type { HeadStateMac } from '../log/head-state-mac';
 import type { LogEntry } from '../log/log-extension';
 import type { StoredLogHead } from '../log/log-state';
@@ -133,11 +134,13 @@ export interface AppendBatch {
   /** The head read before sealing (the condition), or `null` for a new lineage. */
   readonly expectedHead: LineageHead | null;
   /**
-   * The sealer's head-state MAC of the tree after the batch (shared/log/head-state-mac.ts), stored
-   * as the head item's `headMac` (a batch MAC's `heads` beside it); `null` only for a head written
-   * the way it was before the sealer stopped signing (tests of old heads).
+   * The sealer's MAC of the tree after the batch: under its notice data key (shared/log/head-key-mac.ts),
+   * stored as the head item's `headKeyMac` and `headDataKey`; or, without a data key, the KMS
+   * head-state MAC (shared/log/head-state-mac.ts), stored as `headMac` (a batch MAC's `heads`
+   * beside it); `null` only for a head written the way it was before the sealer stopped signing
+   * (tests of old heads).
    */
-  readonly headMac: HeadStateMac | null;
+  readonly headMac: HeadStateMac | HeadKeyMac | null;
   /**
    * A signed lineage checkpoint of the tree after the batch (C2SP signed note): what heads carried
    * before the sealer stopped signing; the sealer stores none (absent or `null`).

@@ -1,7 +1,8 @@
 /**
  * The `purpose` of the notice key's encryption context: with the log name (`log`), it is what the
- * sealer's `kms:GenerateDataKey` and the integrator's `kms:Decrypt` are conditioned on
- * (docs/infrastructure.md, "Permissions"), so a data key of another use never authenticates a notice.
+ * sealer's `kms:GenerateDataKey` and the sealer's and the integrator's `kms:Decrypt` are
+ * conditioned on (docs/infrastructure.md, "Permissions"), so a data key of another use never
+ * authenticates a notice or a head.
  */
 export const NOTICE_KEY_PURPOSE = 'reseal-sealed-run-notice';
 
@@ -18,20 +19,22 @@ export interface NoticeDataKey {
 
 /**
  * The notice key as the sealer holds it (docs/deployment-log.md, "Sealed-run notices"): a data key
- * to MAC notices with, generated once and reused for a while (one KMS request per container, not
- * per notice). Adapter: `KmsNoticeKey` (adapters/).
+ * to MAC notices and heads with (docs/verifiable-log.md, "Appending"), generated once and reused
+ * for a while (one KMS request per container, not per notice). Adapter: `KmsNoticeKey` (adapters/).
  */
 export interface NoticeKeyIssuer {
   /**
    * The current data key.
-   * @throws when none can be had (KMS refused or unreachable): the notices then go without `auth`
+   * @throws when none can be had (KMS refused or unreachable): the notices then go without `auth`,
+   *   and heads get a KMS head-state MAC
    */
   dataKey(): Promise<NoticeDataKey>;
 }
 
 /**
- * The notice key as the integrator holds it (docs/deployment-log.md, "Integration", step 2):
- * unwraps a notice's data key so its MAC can be checked. Adapter: `KmsNoticeKey` (adapters/).
+ * The notice key as the integrator and the sealer hold it (docs/deployment-log.md, "Integration",
+ * step 2; docs/verifiable-log.md, "Appending"): unwraps a notice's or a head's data key so its MAC
+ * can be checked. Adapter: `KmsNoticeKey` (adapters/).
  */
 export interface NoticeKeyOpener {
   /**

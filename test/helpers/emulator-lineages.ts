@@ -46,6 +46,8 @@ export function stackNoticeKey(setup: SealingSetup): KmsNoticeKey {
  * @param options.notifier - where its sealed-run notices go (none sent without one), MAC'd under the stack's notice key
  * @param options.index - the index floor it checks each run against (docs/sealing.md, "The index floor")
  * @param options.signLineageCheckpoints - also sign a lineage checkpoint per run (heads from before step 3; default: the environment's, else `false`)
+ * @param options.headKeyMacs - MAC heads under the stack's notice key, as the deployed sealer does
+ *   (docs/verifiable-log.md, "Appending"; always with a notifier); else a KMS head-state MAC each
  */
 export function coldSealer(
   setup: SealingSetup,
@@ -54,6 +56,7 @@ export function coldSealer(
     readonly signer?: SealerDeps['signer'];
     /** The head item it writes (docs/sealing.md, "Migration"); default the deployed sealer's (`small`). */
     readonly headLayout?: HeadLayout;
+    readonly headKeyMacs?: boolean;
   } = {},
 ): SealerService {
   const sign = options.signLineageCheckpoints ?? process.env.RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS === 'true';
@@ -68,7 +71,8 @@ export function coldSealer(
     metrics: new FakeMetrics(),
     logger: fakeLogger(),
     clock: options.clock ?? Date.now,
-    ...(options.notifier ? { notifier: options.notifier, noticeKey: stackNoticeKey(setup) } : {}),
+    ...(options.notifier ? { notifier: options.notifier } : {}),
+    ...(options.notifier || options.headKeyMacs ? { noticeKey: stackNoticeKey(setup) } : {}),
     ...(options.index ? { index: options.index } : {}),
     // By default as the deployed sealer runs (no lineage checkpoint); `signLineageCheckpoints` or
     // RESEAL_TEST_SIGN_LINEAGE_CHECKPOINTS=true: as it ran before step 3 (docs/deployment-log.md,

@@ -1,6 +1,7 @@
 import { canonicalJson } from '../../shared/canonical/canonical-json';
 import type { HexDigest } from '../../shared/canonical/digest';
 import { RecordSeqTakenError, type ResidualLocation, StaleHeadError } from '../../shared/errors';
+import { isHeadKeyMac } from '../../shared/log/head-key-mac';
 import { lastLeafOf } from '../../shared/log/last-leaf';
 import type { LogEntry } from '../../shared/log/log-extension';
 import type { StoredLogHead } from '../../shared/log/log-state';
@@ -79,6 +80,7 @@ export class InMemoryLineageStore implements LineageStore {
       frontier: log?.frontier ?? null,
       policy: log?.policy ?? null,
       headMac: log?.headMac ?? null,
+      headKeyMac: log?.headKeyMac ?? null,
     });
   }
 
@@ -120,14 +122,17 @@ export class InMemoryLineageStore implements LineageStore {
       : head === null;
     if (!headMatches) throw new StaleHeadError(lineageId, expectedHead?.seq ?? null, head ? { ...head } : null);
     this.heads.set(lineageId, lineageHeadOf(last));
-    // As `headItem` writes it: a small head only with a head-state MAC, and then with no signed checkpoint.
+    // As `headItem` writes it: a small head only with a head MAC, and then with no signed checkpoint;
+    // a head-key MAC as `headKeyMac` and `headDataKey`, a KMS head-state MAC as `headMac`.
     const small = this.headLayout === HeadLayout.SMALL && move.headMac !== null;
+    const keyMac = move.headMac !== null && isHeadKeyMac(move.headMac) ? move.headMac : null;
     this.logHeads.set(lineageId, {
       header: small ? null : structuredClone(last.header),
       checkpoint: small ? null : (move.checkpoint ?? null),
       frontier: [...move.frontier],
       policy: move.policy ? structuredClone(move.policy) : null,
-      headMac: move.headMac ? structuredClone(move.headMac) : null,
+      headMac: move.headMac && keyMac === null ? structuredClone(move.headMac) : null,
+      headKeyMac: keyMac ? { mac: Uint8Array.from(keyMac.mac), keyBlob: keyMac.keyBlob } : null,
     });
     for (const { record } of entries) {
       const { monotonicSequenceNumber: seq, residualId } = record.header;

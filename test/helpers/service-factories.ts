@@ -8,6 +8,7 @@ import type { NoteSigner } from '../../shared/ports/note-signer';
 import { FakeMetrics, FakePublisher, FakeSealQueue, fakeLogger } from './factories';
 import { FACTORY_NOW_MS } from './guard-factories';
 import { InMemoryLineageStore } from './in-memory-lineage-store';
+import { MemoryNoticeKey } from './memory-notice-key';
 import { TEST_LOG_NAME, testGuardSigner, testLogSigner, testSealerSigner } from './pipeline-keys';
 import { testAnchor } from './seal-factories';
 
@@ -71,12 +72,14 @@ export function testSealerService() {
 /**
  * The sealer's Lambda handler as functions/sealer/handler.ts builds it (one service for every warm
  * invocation, Powertools' logger silenced and its metrics never flushed), on an in-memory store,
- * the test keys and the factories' "now"; `deps` replace any but the store (e.g. an anchor whose KMS
- * calls a test counts).
+ * the test keys, a notice key in memory (`noticeKey`: heads MAC'd under its data key, as the
+ * deployed sealer does) and the factories' "now"; `deps` replace any but the store (e.g. an
+ * anchor whose KMS calls a test counts, or `noticeKey: null`).
  */
 export function testSealerHandler(deps: Partial<Omit<SealerDeps, 'store'>> = {}) {
   const store = new InMemoryLineageStore();
   const anchor = testAnchor();
+  const noticeKey = new MemoryNoticeKey();
   const logger = new Logger({ serviceName: 'reseal-sealer-test', logLevel: 'SILENT' });
   const metrics = new Metrics({ namespace: 'Reseal', serviceName: 'reseal-sealer-test' });
   vi.spyOn(metrics, 'publishStoredMetrics').mockReturnValue(metrics);
@@ -90,7 +93,8 @@ export function testSealerHandler(deps: Partial<Omit<SealerDeps, 'store'>> = {})
     metrics: new FakeMetrics(),
     logger,
     clock: () => FACTORY_NOW_MS,
+    noticeKey,
     ...deps,
   });
-  return { store, anchor, signer, logger, service, handler: createSealerHandler(service, logger, metrics) };
+  return { store, anchor, signer, logger, noticeKey, service, handler: createSealerHandler(service, logger, metrics) };
 }

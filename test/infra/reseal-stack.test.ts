@@ -490,6 +490,7 @@ describe('ResealStack template', () => {
         return kms.map((a) => `${a}@${key}`);
       });
     expect(keyActions('reseal-sealer').sort()).toEqual([
+      'kms:Decrypt@NoticeKey',
       'kms:GenerateDataKey@NoticeKey',
       'kms:GenerateMac@MacKey',
       'kms:GetPublicKey@LogKey',
@@ -521,7 +522,7 @@ describe('ResealStack template', () => {
     ]);
   });
 
-  it('docs/deployment-log.md "Sealed-run notices": the notice key is rotated; the sealer alone generates its data keys and the integrator alone decrypts them, both under the notice encryption context, and both know the key', () => {
+  it('docs/deployment-log.md "Sealed-run notices": the notice key is rotated; the sealer alone generates its data keys and the sealer and the integrator alone decrypt them (docs/verifiable-log.md, "Appending": heads), all under the notice encryption context, and both know the key', () => {
     const id = Object.keys(resources).find((k) => resources[k]?.Type === 'AWS::KMS::Key' && k.startsWith('NoticeKey'));
     expect(props(resources[id ?? '']).EnableKeyRotation).toBe(true);
     const context = {
@@ -532,16 +533,15 @@ describe('ResealStack template', () => {
     };
     const onNoticeKey = (service: string) =>
       statementsOf(service).filter((st) => /NoticeKey[0-9A-F]*/.test(JSON.stringify(st.Resource)));
-    for (const [service, action] of [
-      ['reseal-sealer', 'kms:GenerateDataKey'],
-      ['reseal-integrator', 'kms:Decrypt'],
+    for (const [service, actions] of [
+      ['reseal-sealer', ['kms:Decrypt', 'kms:GenerateDataKey']],
+      ['reseal-integrator', ['kms:Decrypt']],
     ] as const) {
       const statements = onNoticeKey(service);
-      expect(
-        statements.map((st) => actionsOf(st)),
-        service,
-      ).toEqual([[action]]);
-      expect((statements[0] as Statement & { Condition?: unknown }).Condition, service).toEqual(context);
+      expect(statements.flatMap((st) => actionsOf(st)).sort(), service).toEqual(actions);
+      for (const statement of statements) {
+        expect((statement as Statement & { Condition?: unknown }).Condition, service).toEqual(context);
+      }
       const env = (props(resources[functionId(service)]).Environment as { Variables: Record<string, unknown> })
         .Variables;
       expect(env.NOTICE_KEY_ID, service).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });
@@ -556,7 +556,7 @@ describe('ResealStack template', () => {
     }
   });
 
-  it('docs/deployment-log.md "Sealed-run notices": the notice key policy lets no one use the key but the sealer (GenerateDataKey) and the integrator (Decrypt): no Encrypt, ReEncrypt or data key without plaintext for anyone, the account administering only', () => {
+  it('docs/deployment-log.md "Sealed-run notices": the notice key policy lets no one use the key but the sealer (GenerateDataKey, Decrypt) and the integrator (Decrypt): no Encrypt, ReEncrypt or data key without plaintext for anyone, the account administering only', () => {
     const id = Object.keys(resources).find((k) => resources[k]?.Type === 'AWS::KMS::Key' && k.startsWith('NoticeKey'));
     const policy = (props(resources[id ?? '']).KeyPolicy as { Statement: (Statement & { Principal: unknown })[] })
       .Statement;
@@ -569,6 +569,11 @@ describe('ResealStack template', () => {
       {
         effect: 'Allow',
         actions: ['kms:GenerateDataKey'],
+        principal: expect.stringContaining(String(roleOf('reseal-sealer'))),
+      },
+      {
+        effect: 'Allow',
+        actions: ['kms:Decrypt'],
         principal: expect.stringContaining(String(roleOf('reseal-sealer'))),
       },
       {
@@ -975,9 +980,10 @@ describe('ResealStack template', () => {
         ['kms:Sign', 'GuardKey', 'reseal-guard'],
         // The sealer's refusals (docs/verifiable-log.md, "Keys").
         ['kms:Sign', 'SealerKey', 'reseal-sealer'],
-        // Notice MACs (docs/deployment-log.md, "Sealed-run notices"): the sealer mints data keys, the integrator opens them.
+        // Notice and head MACs (docs/deployment-log.md, "Sealed-run notices"; docs/verifiable-log.md,
+        // "Appending"): the sealer mints data keys, the sealer and the integrator open them.
         ['kms:GenerateDataKey', 'NoticeKey', 'reseal-sealer'],
-        ['kms:Decrypt', 'NoticeKey', 'reseal-integrator'],
+        ['kms:Decrypt', 'NoticeKey', 'reseal-sealer, reseal-integrator'],
       ] as const) {
         expectGuarantee(context, { ...row, attack: `who holds ${action} on ${key}`, expected }, holders(action, key));
       }
@@ -1096,7 +1102,7 @@ describe('ResealStack template', () => {
         {
           ...row,
           target: 'notice key',
-          expected: 'account: administer, integrator: kms:Decrypt, sealer: kms:GenerateDataKey',
+          expected: 'account: administer, integrator: kms:Decrypt, sealer: kms:Decrypt, sealer: kms:GenerateDataKey',
         },
         grants('NoticeKey'),
       );

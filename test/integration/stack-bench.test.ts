@@ -62,11 +62,15 @@ afterAll(async () => {
 function countedColdSealer() {
   const tally = new CallTally();
   const config = clientConfig(endpoint);
-  const sealer = coldSealer({
-    stack,
-    dynamodb: countCalls(new DynamoDBClient(config), tally),
-    kms: countCalls(new KMSClient(config), tally),
-  });
+  // As the deployed sealer runs: heads MAC'd under the stack's notice key (docs/verifiable-log.md, "Appending").
+  const sealer = coldSealer(
+    {
+      stack,
+      dynamodb: countCalls(new DynamoDBClient(config), tally),
+      kms: countCalls(new KMSClient(config), tally),
+    },
+    { headKeyMacs: true },
+  );
   return { tally, config, sealer };
 }
 
@@ -96,14 +100,17 @@ describe('emulator bench: the counts are real', () => {
     expect(usage.stack.lambdaRequest).toBeGreaterThanOrEqual(1);
   });
 
-  it("a sealed write makes exactly two GenerateMac (the record's seal and the head-state MAC), no Sign, and no transaction: conditional PutItems whose capacity the emulator reports", async () => {
+  it("a sealed write makes exactly one GenerateMac (the record's seal; its head is MAC'd in process under the notice data key, one GenerateDataKey per cold container), no Sign, and no transaction: conditional PutItems whose capacity the emulator reports", async () => {
     const { tally, sealer } = countedColdSealer();
     const manifest = buildManifest({ env: { ...BENCH_ENV }, structuralKeys: ['ARCH'], claimDependencyMap: {} });
     const own = testLineageId(`${lineageId}-sealer`);
     expect(await sealGroup(sealer, [acceptedWrite(own, `${own}-r0`, manifest, Date.now())])).toEqual(['SEALED']);
     const counts = tally.snapshot();
-    // One seal per record, one head-state MAC per sealer invocation (docs/verifiable-log.md, "Appending").
-    expect(counts['KMS.GenerateMac']?.calls).toBe(2);
+    // One seal per record batch; the head MAC'd in process under the notice data key, fetched once
+    // by this cold sealer (docs/verifiable-log.md, "Appending").
+    expect(counts['KMS.GenerateMac']?.calls).toBe(1);
+    expect(counts['KMS.GenerateDataKey']?.calls).toBe(1);
+    expect(counts['KMS.VerifyMac']).toBeUndefined();
     // No signed lineage checkpoint (docs/deployment-log.md, "What changes for the sealer", step 3).
     expect(counts['KMS.Sign']).toBeUndefined();
     // The record, then the head and the marker, each a conditional PutItem (docs/sealing.md, "The

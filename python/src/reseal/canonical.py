@@ -73,6 +73,7 @@ class HashDomain:
     RE_ANCHOR: Final = "reseal/v1/re-anchor"
     HEAD_STATE: Final = "reseal/v1/head-state"
     HEAD_STATE_BATCH: Final = "reseal/v1/head-state-batch"
+    HEAD_STATE_KEY: Final = "reseal/v1/head-state-key"
     RECORD_BATCH: Final = "reseal/v1/record-batch"
 
 

@@ -21,6 +21,7 @@ from .tree_refs import range_root
 __all__ = [
     "MAX_HEAD_STATE_BATCH",
     "claimed_head_state",
+    "head_key_message",
     "head_mac_message",
     "head_state_batch_message",
     "head_state_message",
@@ -41,6 +42,20 @@ def head_state_message(state: Mapping[str, Any]) -> bytes:
     fields = ("lineageId", "treeSize", "rootHash", "headSeq", "headRecordHash", "generationEpoch", "writerPolicyDigest")
     body = {"v": 1, **{name: state[name] for name in fields}}
     return bytes.fromhex(hash_canonical(HashDomain.HEAD_STATE, body))
+
+
+def head_key_message(state: Mapping[str, Any]) -> bytes:
+    """``SHA-256("reseal/v1/head-state-key" || 0x00 || JCS({v: 1, lineageId, ...}))``, 32 bytes, as
+    the TypeScript ``headKeyMessage`` (``shared/log/head-key-mac.ts``) builds it: the message of a
+    head item's ``headKeyMac``, HMAC-SHA-256 under the notice data key its ``headDataKey`` wraps
+    (docs/verifiable-log.md, "Appending"). Same fields as :func:`head_state_message`, another tag.
+
+    :raises KeyError: a field is missing
+    :raises InvalidInputError: a value JCS cannot encode (docs/canonical-form.md)
+    """
+    fields = ("lineageId", "treeSize", "rootHash", "headSeq", "headRecordHash", "generationEpoch", "writerPolicyDigest")
+    body = {"v": 1, **{name: state[name] for name in fields}}
+    return bytes.fromhex(hash_canonical(HashDomain.HEAD_STATE_KEY, body))
 
 
 def is_head_state_batch(heads: Any) -> bool:

@@ -57,6 +57,7 @@ __all__ = [
     "LineageTableReader",
     "StoredLogHead",
     "conflict_of",
+    "head_key_mac_of",
     "head_mac_of",
     "location_of",
     "log_head_of",
@@ -491,6 +492,19 @@ def head_mac_of(item: Item) -> Any:
     data = read_binary(item, "headMacHeads")
     heads = None if data is None or len(data) % 32 else [data[at : at + 32].hex() for at in range(0, len(data), 32)]
     return {**stored, "heads": heads}
+
+
+def head_key_mac_of(item: Item) -> dict[str, bytes] | None:
+    """A head item's head-key MAC as stored, unverified, as the TypeScript ``headKeyMacOf`` reads it
+    (docs/verifiable-log.md, "Stored state"): ``mac`` from ``headKeyMac`` (binary, 32 bytes) and
+    ``keyBlob`` from ``headDataKey`` (binary: the wrapped notice data key a ``kms:Decrypt`` under the
+    notice context opens); ``None`` unless both are binary and the MAC is 32 bytes.
+    :func:`reseal.head_state.head_key_message` gives the message it must verify over."""
+    mac = read_binary(item, "headKeyMac")
+    blob = read_binary(item, "headDataKey")
+    if mac is None or blob is None or len(mac) != 32 or len(blob) == 0:
+        return None
+    return {"mac": mac, "keyBlob": blob}
 
 
 def location_of(item: Item) -> dict[str, Any]:

@@ -83,8 +83,11 @@ export async function sealLineage(
   options: { readonly macOnly?: boolean } = {},
 ): Promise<SealedLineage> {
   const lineageId = testLineageId(`${prefix}-${randomUUID()}`);
-  // MAC-only: as the deployed sealer seals (the small head, no signed lineage checkpoint).
-  const sealer = options.macOnly ? coldSealer(setup, { signLineageCheckpoints: false }) : tamperSealer(setup);
+  // MAC-only: as the deployed sealer seals (the small head, its head-key MAC under the stack's
+  // notice key, no signed lineage checkpoint).
+  const sealer = options.macOnly
+    ? coldSealer(setup, { signLineageCheckpoints: false, headKeyMacs: true })
+    : tamperSealer(setup);
   const writes: ResidualWriteRequest[] = [];
   const earlier = new Map<string, Snapshot>();
   for (const size of groups) {
@@ -116,7 +119,9 @@ export function nextAppend(setup: SealingSetup, lineageId: () => string, options
     read: async () => {
       const nowMs = Date.now();
       const write = acceptedWrite(lineageId(), `r-next-${randomUUID()}`, MANIFEST, nowMs);
-      const sealer = options.macOnly ? coldSealer(setup, { signLineageCheckpoints: false }) : tamperSealer(setup);
+      const sealer = options.macOnly
+        ? coldSealer(setup, { signLineageCheckpoints: false, headKeyMacs: true })
+        : tamperSealer(setup);
       const [outcome] = await sealGroup(sealer, [write], nowMs);
       return outcome as string;
     },

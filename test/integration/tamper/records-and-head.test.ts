@@ -104,6 +104,16 @@ const editNodesOfRecords0To3 = async (c: AttackContext) => {
 };
 
 // --- attacks, as data ---
+/** A binary attribute of `item` with one bit of its byte `at` flipped (negative: from the end). */
+function flipped(item: Item, name: string, at = 7): Item[string] {
+  const bytes = (item[name] as { B?: Uint8Array } | undefined)?.B;
+  if (!bytes) throw new Error(`no binary ${name}`);
+  const copy = Uint8Array.from(bytes);
+  const i = at < 0 ? copy.length + at : at;
+  copy[i] = (copy[i] as number) ^ 1;
+  return { B: copy };
+}
+
 const attacks = {
   none: { target: 'lineage', attack: 'none (control)', apply: async () => {} },
   noneKeptOlder: {
@@ -275,6 +285,38 @@ const attacks = {
       const theirs = await c.table.get(LineageKeys.lineage(c.otherLineageId), LineageKeys.head);
       await c.table.update(pk(c), LineageKeys.head, (item) => ({ ...item, headMac: theirs.headMac as Item[string] }));
     },
+  },
+  editHeadKeyMac: {
+    target: 'head',
+    attack: 'edit the head-key MAC (headKeyMac)',
+    apply: (c) =>
+      c.table.update(pk(c), LineageKeys.head, (item) => ({ ...item, headKeyMac: flipped(item, 'headKeyMac') })),
+  },
+  editHeadDataKey: {
+    target: 'head',
+    attack: 'edit the wrapped data key (headDataKey)',
+    // Its last byte, in the wrapped key itself: a bit of the blob's leading bytes may be one KMS
+    // does not check (the emulator still opens such a blob to the same data key, whose MAC then
+    // vouches for the genuine state as before: nothing forged).
+    apply: (c) =>
+      c.table.update(pk(c), LineageKeys.head, (item) => ({ ...item, headDataKey: flipped(item, 'headDataKey', -1) })),
+  },
+  copyHeadKeyMac: {
+    target: 'head',
+    attack: "copy another lineage's headKeyMac and headDataKey onto the head",
+    apply: async (c) => {
+      const theirs = await c.table.get(LineageKeys.lineage(c.otherLineageId), LineageKeys.head);
+      await c.table.update(pk(c), LineageKeys.head, (item) => ({
+        ...item,
+        headKeyMac: theirs.headKeyMac as Item[string],
+        headDataKey: theirs.headDataKey as Item[string],
+      }));
+    },
+  },
+  stripHeadKeyMac: {
+    target: 'head',
+    attack: 'strip the head-key MAC (headKeyMac and headDataKey)',
+    apply: (c) => c.table.update(pk(c), LineageKeys.head, ({ headKeyMac: _mac, headDataKey: _key, ...item }) => item),
   },
   editFrontier: {
     target: 'head',
@@ -783,8 +825,9 @@ describe('tampering with records and heads, through every reader', () => {
 });
 
 // The same attacks on heads the deployed sealer writes (docs/sealing.md, "The append's layout"):
-// the small head, a head-state MAC and no signed lineage checkpoint, read by that sealer's next
-// append (what the readers make of them: docs/sealing.md, "What each reader changes").
+// the small head, a head-key MAC under the notice data key (headKeyMac, headDataKey) and no signed
+// lineage checkpoint, read by that sealer's next append (what the readers make of them:
+// docs/sealing.md, "What each reader changes").
 let macOnly: SealedLineage;
 let macOnlyOther: SealedLineage;
 let longRun: SealedLineage;
@@ -796,8 +839,10 @@ const macOnlyCells: readonly Cell[] = [
   { attack: attacks.deleteHead, expect: { [SM]: 'SEALED' } },
   { attack: attacks.plantNext, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
   { attack: attacks.editRecordHash, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
-  { attack: attacks.editHeadMac, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
-  { attack: attacks.copyHeadMac, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  { attack: attacks.editHeadKeyMac, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  { attack: attacks.editHeadDataKey, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  { attack: attacks.copyHeadKeyMac, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
+  { attack: attacks.stripHeadKeyMac, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
   { attack: attacks.editFrontier, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
   { attack: attacks.transplantHead, expect: { [SM]: 'CONFLICT LINEAGE_INCONSISTENT' } },
 ];

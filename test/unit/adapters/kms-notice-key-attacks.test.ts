@@ -109,4 +109,21 @@ describe('the notice key against blobs that are no data key of it under its cont
     now -= 1; // the clock stepping back does not bring the old key back either
     await expect(sealer.dataKey()).rejects.toThrow('KMSInvalidStateException');
   });
+
+  it("the sealer opens the data keys it generated itself with no Decrypt (its own heads), and another container's with one, kept", async () => {
+    const kms = fakeKms();
+    let now = 0;
+    const sealer = new KmsNoticeKey(kms.client, NOTICE_KEY, 'reseal/test', () => now);
+    const first = await sealer.dataKey();
+    now += NOTICE_DATA_KEY_TTL_MS;
+    const second = await sealer.dataKey();
+    expect(second.blob).not.toBe(first.blob);
+    expect(await sealer.open(first.blob)).toEqual(first.plaintext);
+    expect(await sealer.open(second.blob)).toEqual(second.plaintext);
+    expect(kms.state.decrypts).toBe(0);
+    const other = await new KmsNoticeKey(kms.client, NOTICE_KEY, 'reseal/test').dataKey();
+    expect(await sealer.open(other.blob)).toEqual(other.plaintext);
+    expect(await sealer.open(other.blob)).toEqual(other.plaintext);
+    expect(kms.state.decrypts).toBe(1);
+  });
 });

@@ -105,6 +105,47 @@ describe('the small head item (docs/sealing.md, "The append\'s layout", "The wri
     expect(logHeadOf(TEST_LINEAGE_ID, both)?.headMac).toEqual({ ...headMac, heads: null });
   });
 
+  it('a head-key MAC stores headKeyMac (32 bytes) and headDataKey (the wrapped key), binary, no headMac: with a frontier of 9 hashes and a KMS-sized blob, still one WCU, less than with a batch MAC of 10 heads; read back as stored', async () => {
+    const { records } = await buildChain(2);
+    const last = records[1] as (typeof records)[0];
+    const keyBlob = Buffer.alloc(184, 7).toString('base64'); // a KMS CiphertextBlob of an AES_256 data key
+    const headMac = { mac: new Uint8Array(32).fill(9), keyBlob };
+    const item = (frontierSize: number) =>
+      smallHeadItem({
+        lineageId: TEST_LINEAGE_ID,
+        tip: lineageHeadOf(last),
+        headMac,
+        frontier: Array.from({ length: frontierSize }, (_, i) => String(i).repeat(64)),
+        policy: TEST_POLICY,
+      });
+    const six = item(6);
+    expect(Object.keys(six)).not.toContain('headMac');
+    expect(six.headKeyMac?.B?.byteLength).toBe(32);
+    expect(Buffer.from(six.headDataKey?.B ?? new Uint8Array()).toString('base64')).toBe(keyBlob);
+    // Measured: 735 bytes with 6 hashes, 831 with 9 (a batch MAC of 10 heads, a key ARN and 6 hashes: 1004).
+    expect(itemBytes(six)).toBeLessThan(800);
+    expect(itemBytes(item(9))).toBeLessThan(1024);
+    const read = logHeadOf(TEST_LINEAGE_ID, six);
+    expect(read?.headMac).toBeNull();
+    expect(read?.headKeyMac).toEqual({ mac: Buffer.from(headMac.mac), keyBlob });
+    // The compatible layout stores it alike.
+    const batch = {
+      lineageId: TEST_LINEAGE_ID,
+      entries: [{ record: last, nodes: [] }],
+      expectedHead: null,
+      frontier: [],
+    };
+    expect(
+      logHeadOf(TEST_LINEAGE_ID, headItem({ ...batch, headMac }, last, HeadLayout.COMPATIBLE))?.headKeyMac,
+    ).toEqual({ mac: Buffer.from(headMac.mac), keyBlob });
+    // Only two binaries, the MAC 32 bytes and the blob not empty, read as a head-key MAC.
+    const { headKeyMac: _, ...noMac } = six;
+    expect(logHeadOf(TEST_LINEAGE_ID, noMac)?.headKeyMac).toBeNull();
+    expect(logHeadOf(TEST_LINEAGE_ID, { ...six, headKeyMac: { B: new Uint8Array(31) } })?.headKeyMac).toBeNull();
+    expect(logHeadOf(TEST_LINEAGE_ID, { ...six, headDataKey: { B: new Uint8Array(0) } })?.headKeyMac).toBeNull();
+    expect(logHeadOf(TEST_LINEAGE_ID, { ...six, headDataKey: { S: keyBlob } })?.headKeyMac).toBeNull();
+  });
+
   it('reads back through the codec as the state the legacy head item of the same tree claims', async () => {
     const { records } = await buildChain(4);
     const last = records[3] as (typeof records)[0];

@@ -1,4 +1,5 @@
 import { describe, expect, it, type TestContext, vi } from 'vitest';
+import { headStateBatchMessage } from '../../../../shared/log/head-state-batch';
 import {
   type HeadState,
   type HeadStateMac,
@@ -16,16 +17,31 @@ const LINEAGES = ['a', 'b', 'c', 'd'].map((name) => testLineageId(`lin-batch-${n
 const [A, B] = LINEAGES as [string, string];
 
 /**
- * The real sealer (heads MAC'd, no signed checkpoint) and integrator in process over one table,
- * the sealer handling `lineages` as the groups of one invocation (one batch head-state MAC).
+ * The real sealer (no notice key: heads get a KMS head-state MAC, no signed checkpoint) and
+ * integrator in process over one table, the sealer handling `lineages` as the groups of one
+ * invocation, whose heads are then stored with one batch head-state MAC, as the sealer stored them
+ * before it MAC'd heads under its notice data key (heads a reader still authenticates).
  * Each lineage's first run is sealed before, in an invocation of its own: its notices are the
  * batch each integration receives, and every later notice is lost, so every head read is past its
  * lineage's notices and goes through its head-state MAC (a head a notice names needs none:
  * notice-vouched-heads.test.ts).
  */
 async function sealedInOneInvocation(lineages: readonly string[], residualId = 'r-0') {
-  const table = inProcessIntegration({ sealer: { signLineageCheckpoints: false } });
+  const table = inProcessIntegration({ sealer: { signLineageCheckpoints: false, noticeKey: null } });
   const sealer = table.newSealer();
+  /** The heads of `ids` under one batch MAC (a batch of one: its single-form MAC, as stored). */
+  const batchMac = async (ids: readonly string[]) => {
+    const states = await Promise.all(
+      ids.map(async (id) => headStateOf(claimedLogState((await table.store.logHead(id)) as StoredLogHead, id))),
+    );
+    const heads = [...new Set(states.map((state) => headStateDigest(state as HeadState)))].sort();
+    if (heads.length < 2) return;
+    const mac: HeadStateMac = {
+      ...(await table.sealerDeps.anchor.generateMac(headStateBatchMessage(heads))),
+      heads,
+    };
+    for (const id of ids) table.store.setLogHead(id, (log) => ({ ...log, headMac: mac }));
+  };
   const invoke = async (ids: readonly string[], residual: string) => {
     const invocation = sealer.beginInvocation();
     await Promise.all(
@@ -43,6 +59,7 @@ async function sealedInOneInvocation(lineages: readonly string[], residualId = '
       ),
     );
     await sealer.endInvocation(invocation);
+    await batchMac(ids);
   };
   await invoke(lineages, 'r-first');
   const earlier = table.notices.splice(0);

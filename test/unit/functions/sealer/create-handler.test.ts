@@ -3,7 +3,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { createSealerHandler, MAX_CONCURRENT_LINEAGES } from '../../../../functions/sealer/create-handler';
-import { type HeadState, verifyHeadStateMac } from '../../../../shared/log/head-state-mac';
+import type { HeadState } from '../../../../shared/log/head-state-mac';
 import { claimedLogState, headStateOf, type StoredLogHead } from '../../../../shared/log/log-state';
 import { ResidualSealedDetailSchema } from '../../../../shared/pipeline/residual-sealed-detail';
 import { capturedLogger } from '../../../helpers/captured-logger';
@@ -14,12 +14,13 @@ import {
   unverifiedInheritedVariable,
   validWriteRequest,
 } from '../../../helpers/guard-factories';
+import { headKeyVouches } from '../../../helpers/head-key-check';
 import { testSealerHandler } from '../../../helpers/service-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
 
 function setup(options: { readonly signLineageCheckpoints?: boolean } = {}) {
-  const { store, anchor, signer, service, handler } = testSealerHandler(options);
-  return { store, anchor, signer, service, handler };
+  const { store, anchor, signer, noticeKey, service, handler } = testSealerHandler(options);
+  return { store, anchor, signer, noticeKey, service, handler };
 }
 
 const LINEAGE = FACTORY_LINEAGE_ID;
@@ -58,8 +59,8 @@ describe('sealer handler (message groups sealed whole)', () => {
     expect(await store.readChain(LINEAGE, 0, 10)).toEqual([]);
   });
 
-  it('docs/verifiable-log.md "Appending": by default one head-state MAC per invocation (all its FIFO groups) and no Sign; a failing group does not fail the others', async () => {
-    const { handler, store, signer, anchor } = setup();
+  it('docs/verifiable-log.md "Appending": by default one GenerateMac per invocation (its records), heads MAC\'d under the notice data key, and no Sign; a failing group does not fail the others', async () => {
+    const { handler, store, signer, anchor, noticeKey } = setup();
     const sign = vi.spyOn(signer, 'sign');
     const generateMac = vi.spyOn(anchor, 'generateMac');
     const good = ['r-0', 'r-1', 'r-2'].map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
@@ -67,10 +68,8 @@ describe('sealer handler (message groups sealed whole)', () => {
     const response = await handler(sqsEvent([good[0], other[0], good[1], other[1], good[2]] as never), lambdaContext());
     expect(response.batchItemFailures).toEqual([]);
     expect(sign).not.toHaveBeenCalled();
-    // One record-batch MAC for both groups' five records, then one head-state MAC for their heads
-    // (both 32-byte messages).
-    expect(generateMac.mock.calls.filter(([message]) => message.byteLength === 32)).toHaveLength(2);
-    expect(generateMac).toHaveBeenCalledTimes(2);
+    // One record-batch MAC for both groups' five records; the heads are MAC'd in process.
+    expect(generateMac).toHaveBeenCalledTimes(1);
     expect(await store.readChain(LINEAGE, 0, 10)).toHaveLength(3);
     expect(await store.readChain(OTHER, 0, 10)).toHaveLength(2);
     // The head item of each lineage carries the MAC of its whole run's head state, and no signed checkpoint.
@@ -78,10 +77,11 @@ describe('sealer handler (message groups sealed whole)', () => {
     expect(head.checkpoint).toBeNull();
     const state = headStateOf(claimedLogState(head, LINEAGE)) as HeadState;
     expect(state.treeSize).toBe(3);
-    expect(await verifyHeadStateMac(state, head.headMac, anchor)).toBe(true);
+    expect(head.headMac).toBeNull();
+    expect(await headKeyVouches(head, LINEAGE, noticeKey)).toBe(true);
     const otherHead = store.headSnapshot(OTHER) as StoredLogHead;
-    expect(otherHead.headMac).toEqual(head.headMac);
-    expect((head.headMac as { heads: string[] }).heads).toHaveLength(2);
+    expect(await headKeyVouches(otherHead, OTHER, noticeKey)).toBe(true);
+    expect(otherHead.headKeyMac?.keyBlob).toBe(head.headKeyMac?.keyBlob);
     // A group whose append fails is reported whole; the other group is sealed.
     store.beforeAppend = (batch) => {
       if (batch.lineageId === OTHER) throw new Error('DynamoDB unavailable');
@@ -96,7 +96,7 @@ describe('sealer handler (message groups sealed whole)', () => {
   });
 
   it('docs/deployment-log.md "What changes for the sealer": with signLineageCheckpoints: true (as before step 3), one Sign per group beside the MAC', async () => {
-    const { handler, store, signer, anchor } = setup({ signLineageCheckpoints: true });
+    const { handler, store, signer, noticeKey } = setup({ signLineageCheckpoints: true });
     const sign = vi.spyOn(signer, 'sign');
     const good = ['r-0', 'r-1'].map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
     const other = ['r-0'].map((id) => sqsRecord(sealRequestBody({ residualId: id, lineageId: OTHER }), OTHER));
@@ -106,8 +106,7 @@ describe('sealer handler (message groups sealed whole)', () => {
     expect(sign).toHaveBeenCalledTimes(2);
     const head = store.headSnapshot(LINEAGE) as StoredLogHead;
     expect(head.checkpoint).toContain('\n2\n');
-    const state = headStateOf(claimedLogState(head, LINEAGE)) as HeadState;
-    expect(await verifyHeadStateMac(state, head.headMac, anchor)).toBe(true);
+    expect(await headKeyVouches(head, LINEAGE, noticeKey)).toBe(true);
   });
 
   it('a batch that succeeds reports no failures, and permanent refusals count as processed', async () => {

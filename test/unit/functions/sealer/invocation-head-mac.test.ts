@@ -1,6 +1,8 @@
 import { describe, expect, it, type TestContext, vi } from 'vitest';
 import { MAC_BATCH_WAIT_MS } from '../../../../functions/sealer/mac-batcher';
+import type { SealerDeps } from '../../../../functions/sealer/sealer-service';
 import { StaleHeadError } from '../../../../shared/errors';
+import { headStateBatchMessage } from '../../../../shared/log/head-state-batch';
 import {
   type HeadState,
   type HeadStateMac,
@@ -15,6 +17,8 @@ import type { SealedRecord } from '../../../../shared/seal/sealed-record';
 import { recordMacMessage } from '../../../../shared/seal/verify-record-mac';
 import { lambdaContext, sealRequestBody, sqsEvent, sqsRecord } from '../../../helpers/factories';
 import { expectGuarantee } from '../../../helpers/guarantees';
+import { headKeyVouches } from '../../../helpers/head-key-check';
+import type { MemoryNoticeKey } from '../../../helpers/memory-notice-key';
 import { testAnchor } from '../../../helpers/seal-factories';
 import { testSealerHandler } from '../../../helpers/service-factories';
 import { testLineageId } from '../../../helpers/writer-factories';
@@ -24,14 +28,18 @@ const [A, B, C] = LINEAGES as [string, string, string];
 
 /**
  * The sealer handler as functions/sealer/handler.ts builds it (one service, its KMS anchor
- * remembered, for every warm invocation), with the KMS calls of head-state messages counted (32
- * bytes; a record header never is).
+ * remembered, for every warm invocation, a notice key in memory unless `noticeKey` says otherwise),
+ * with the KMS calls of head-state messages counted (32 bytes; a record header never is).
  */
-function warmSealer() {
+function warmSealer(deps: { readonly noticeKey?: SealerDeps['noticeKey'] } = {}) {
   const kms = testAnchor();
   const generateMac = vi.spyOn(kms, 'generateMac');
   const verifyMac = vi.spyOn(kms, 'verifyMac');
-  const { store, handler } = testSealerHandler({ anchor: new RememberedMacAnchor(kms), sleep: async () => {} });
+  const { store, handler, noticeKey, logger } = testSealerHandler({
+    anchor: new RememberedMacAnchor(kms),
+    sleep: async () => {},
+    ...deps,
+  });
   /** One invocation: residual id `residualId` to each of `lineages` (one FIFO group each). */
   const invoke = async (lineages: readonly string[], residualId: string) =>
     send(lineages.map((lineageId) => sqsRecord(sealRequestBody({ residualId, lineageId }), lineageId)));
@@ -56,37 +64,65 @@ function warmSealer() {
     const stored = store.headSnapshot(lineageId) as StoredLogHead;
     return { stored, state: headStateOf(claimedLogState(stored, lineageId)) as HeadState };
   };
-  return { store, kms, invoke, send, headMacs, recordMacs, headChecks, head, generateMac, verifyMac };
+  /** Whether `lineageId`'s head is vouched for by its head-key MAC under this sealer's notice key. */
+  const opener = deps.noticeKey === undefined ? noticeKey : deps.noticeKey;
+  const vouched = async (lineageId: string) =>
+    opener !== null && (await headKeyVouches(head(lineageId).stored, lineageId, opener));
+  return {
+    store,
+    kms,
+    noticeKey,
+    logger,
+    invoke,
+    send,
+    headMacs,
+    recordMacs,
+    headChecks,
+    head,
+    vouched,
+    generateMac,
+    verifyMac,
+  };
 }
 
-describe('one head-state MAC per sealer invocation (docs/verifiable-log.md, "Appending"; docs/pipeline.md, "Concurrency")', () => {
-  it('an invocation of 7 lineages makes one GenerateMac for their 7 head states; each head verifies by it', async () => {
+/**
+ * The heads of `lineages` stored under one batch head-state MAC (a batch of one: left in its single
+ * form), as the sealer stored the heads of one invocation before it MAC'd them under its notice
+ * data key: heads every reader still authenticates.
+ */
+async function batchMacHeads(s: ReturnType<typeof warmSealer>, lineages: readonly string[]): Promise<void> {
+  const heads = [...new Set(lineages.map((lineageId) => headStateDigest(s.head(lineageId).state)))].sort();
+  if (heads.length < 2) return;
+  const mac: HeadStateMac = { ...(await s.kms.generateMac(headStateBatchMessage(heads))), heads };
+  for (const lineageId of lineages) s.store.setLogHead(lineageId, (log) => ({ ...log, headMac: mac }));
+}
+
+describe('no KMS MAC for a head: the sealer MACs heads under its notice data key (docs/verifiable-log.md, "Appending"; docs/pipeline.md, "Concurrency")', () => {
+  it('an invocation of 7 lineages makes one GenerateMac (its records) and none for their 7 head states; each head is vouched for by its head-key MAC', async () => {
     const s = warmSealer();
     expect((await s.invoke(LINEAGES, 'r-0')).batchItemFailures).toEqual([]);
-    expect(s.headMacs()).toBe(1);
-    // One record-batch MAC for the seven records, and one head-state MAC.
+    expect(s.headMacs()).toBe(0);
     expect(s.recordMacs()).toBe(1);
-    expect(s.generateMac).toHaveBeenCalledTimes(2);
-    const heads = LINEAGES.map((lineageId) => s.head(lineageId));
-    const mac = heads[0]?.stored.headMac as HeadStateMac;
-    expect(mac.heads).toEqual(heads.map((h) => headStateDigest(h.state)).sort());
-    for (const { stored, state } of heads) {
-      expect(stored.headMac).toEqual(mac);
-      expect(await verifyHeadStateMac(state, stored.headMac, s.kms)).toBe(true);
+    expect(s.generateMac).toHaveBeenCalledTimes(1);
+    for (const lineageId of LINEAGES) {
+      expect(s.head(lineageId).stored.headMac).toBeNull();
+      expect(await s.vouched(lineageId)).toBe(true);
     }
+    expect((s.noticeKey as MemoryNoticeKey).generated).toBe(1);
   });
 
-  it("the warm sealer's next invocation checks its batch MAC from memory: no VerifyMac, and again one GenerateMac", async () => {
+  it("the warm sealer's next invocation authenticates its heads by their head-key MACs: no VerifyMac, and again no head-state GenerateMac", async () => {
     const s = warmSealer();
     await s.invoke(LINEAGES, 'r-0');
     expect((await s.invoke(LINEAGES, 'r-1')).batchItemFailures).toEqual([]);
     expect(s.headChecks()).toBe(0);
-    expect(s.headMacs()).toBe(2);
+    expect(s.headMacs()).toBe(0);
+    expect(s.generateMac).toHaveBeenCalledTimes(2);
     expect(s.store.conflicts).toEqual([]);
     for (const lineageId of LINEAGES) expect(s.head(lineageId).state.treeSize).toBe(2);
   });
 
-  it('never deadlocks: a group refused outright, one whose head does not authenticate and one whose append throws leave the batch to the others', async () => {
+  it('never deadlocks: a group refused outright, one whose head does not authenticate and one whose append throws leave the record batch to the others', async () => {
     const s = warmSealer();
     await s.invoke([A, B, C], 'r-0');
     s.store.setLogHead(B, (log) => ({ ...log, frontier: ['ab'.repeat(32)] }));
@@ -102,10 +138,10 @@ describe('one head-state MAC per sealer invocation (docs/verifiable-log.md, "App
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([records[3]?.messageId]);
     expect(s.store.conflicts.map((c) => [c.lineageId, c.reason])).toEqual([[B, 'LINEAGE_INCONSISTENT']]);
     expect(s.head(A).state.treeSize).toBe(2);
-    expect(await verifyHeadStateMac(s.head(A).state, s.head(A).stored.headMac, s.kms)).toBe(true);
+    expect(await s.vouched(A)).toBe(true);
   });
 
-  it('a retry after a lost race gets a MAC of its own; a MAC made for the failed append is never stored', async () => {
+  it('a retry after a lost race MACs its own new head; no MAC made for the failed append is stored', async () => {
     const s = warmSealer();
     let raced = false;
     s.store.beforeMoveHead = (move) => {
@@ -115,17 +151,42 @@ describe('one head-state MAC per sealer invocation (docs/verifiable-log.md, "App
       }
     };
     expect((await s.invoke([A, B], 'r-0')).batchItemFailures).toEqual([]);
-    const a = s.head(A);
-    const b = s.head(B);
-    expect((b.stored.headMac as HeadStateMac).heads).toHaveLength(2);
-    expect(a.stored.headMac).not.toHaveProperty('heads');
-    expect(await verifyHeadStateMac(a.state, a.stored.headMac, s.kms)).toBe(true);
-    expect(await verifyHeadStateMac(b.state, b.stored.headMac, s.kms)).toBe(true);
-    expect(s.headMacs()).toBe(2);
+    expect(await s.vouched(A)).toBe(true);
+    expect(await s.vouched(B)).toBe(true);
+    expect(s.headMacs()).toBe(0);
+  });
+
+  it('no data key (GenerateDataKey refused): each head gets a KMS head-state MAC of its own, logged once, nothing refused; the next data key MACs heads again', async () => {
+    let refused = true;
+    const minted = { plaintext: new Uint8Array(32).fill(3), blob: Buffer.from('data key').toString('base64') };
+    const noticeKey = {
+      dataKey: async () => {
+        if (refused) throw Object.assign(new Error('denied'), { name: 'AccessDeniedException' });
+        return minted;
+      },
+      open: async (blob: string) => (blob === minted.blob ? minted.plaintext : null),
+    };
+    const s = warmSealer({ noticeKey });
+    const warn = vi.spyOn(s.logger, 'warn');
+    expect((await s.invoke([A, B, C], 'r-0')).batchItemFailures).toEqual([]);
+    expect((await s.invoke([A, B, C], 'r-1')).batchItemFailures).toEqual([]);
+    expect(s.store.conflicts).toEqual([]);
+    expect(s.headMacs()).toBe(6);
+    for (const lineageId of [A, B, C]) {
+      const { state, stored } = s.head(lineageId);
+      expect(stored.headKeyMac).toBeNull();
+      expect(await verifyHeadStateMac(state, stored.headMac, s.kms)).toBe(true);
+    }
+    const noDataKey = warn.mock.calls.filter(([message]) => String(message).includes('no notice data key'));
+    expect(noDataKey).toHaveLength(1);
+    refused = false;
+    expect((await s.invoke([A, B, C], 'r-2')).batchItemFailures).toEqual([]);
+    expect(s.headMacs()).toBe(6);
+    for (const lineageId of [A, B, C]) expect(await s.vouched(lineageId)).toBe(true);
   });
 });
 
-describe('the batch has a deadline (MAC_BATCH_WAIT_MS after the first ask)', () => {
+describe('the record batch has a deadline (MAC_BATCH_WAIT_MS after the first ask)', () => {
   it('a group whose head read hangs no longer holds the others: their heads move within the deadline; it gets a MAC of its own', async () => {
     const s = warmSealer();
     await s.invoke([A, B, C], 'r-0');
@@ -151,25 +212,28 @@ describe('the batch has a deadline (MAC_BATCH_WAIT_MS after the first ask)', () 
     expect(moved()).toBe(true);
     expect(movedAfterMs).toBeLessThan(MAC_BATCH_WAIT_MS + 1_000);
     expect(cBefore).toBe(0);
-    expect((s.head(A).stored.headMac as HeadStateMac).heads).toHaveLength(2);
-    expect(s.head(C).stored.headMac).not.toHaveProperty('heads');
+    // The records of A and B in one batch, C's in one of its own.
+    expect(s.recordMacs()).toBe(3);
     for (const lineageId of [A, B, C]) {
-      const { state, stored } = s.head(lineageId);
-      expect(state.treeSize).toBe(2);
-      expect(await verifyHeadStateMac(state, stored.headMac, s.kms)).toBe(true);
+      expect(s.head(lineageId).state.treeSize).toBe(2);
+      expect(await s.vouched(lineageId)).toBe(true);
     }
   });
 });
 
-describe('tampering with a batch head-state MAC, through the warm sealer (next run)', () => {
-  /** Seals r-0 to A, B and C in one invocation, applies `edit` to A's head, sends r-1 to A and records the row. */
+describe('tampering with a batch head-state MAC (heads stored before head-key MACs), through the warm sealer (next run)', () => {
+  /**
+   * Seals r-0 to A, B and C in one invocation (no notice key: KMS MACs, stored as one batch MAC),
+   * applies `edit` to A's head, sends r-1 to A and records the row.
+   */
   const expectRefused = async (
     context: TestContext,
     attack: string,
     edit: (s: ReturnType<typeof warmSealer>, mac: HeadStateMac) => Promise<unknown>,
   ) => {
-    const s = warmSealer();
+    const s = warmSealer({ noticeKey: null });
     await s.invoke([A, B, C], 'r-0');
+    await batchMacHeads(s, [A, B, C]);
     const mac = s.head(A).stored.headMac as HeadStateMac;
     expect(mac.heads).toHaveLength(3);
     const headMac = await edit(s, mac);
@@ -220,6 +284,7 @@ describe('tampering with a batch head-state MAC, through the warm sealer (next r
   it('a batch MAC of another invocation, naming other lineages’ heads, moved to the head item', async (context) => {
     await expectRefused(context, "another invocation's batch headMac moved onto the head", async (s) => {
       await s.invoke([B, C], 'r-1');
+      await batchMacHeads(s, [B, C]);
       return s.head(B).stored.headMac;
     });
   });

@@ -14,13 +14,14 @@ const LINEAGE = FACTORY_LINEAGE_ID;
 
 /**
  * A sealer handler as functions/sealer/handler.ts builds it: one service (one anchor) for every
- * warm invocation. `remember: false` gives the KMS anchor alone, as before.
+ * warm invocation, with no notice data key, so its heads carry KMS head-state MACs (its fallback,
+ * and every head stored before head-key MACs). `remember: false` gives the KMS anchor alone, as before.
  */
 function warmSealer(remember = true) {
   const kms = testAnchor();
   const verifyMac = vi.spyOn(kms, 'verifyMac');
   const anchor: MacAnchor = remember ? new RememberedMacAnchor(kms) : kms;
-  const { store, handler } = testSealerHandler({ anchor });
+  const { store, handler } = testSealerHandler({ anchor, noticeKey: null });
   const send = async (...ids: string[]) => {
     const records = ids.map((id) => sqsRecord(sealRequestBody({ residualId: id }), LINEAGE));
     expect((await handler(sqsEvent(records), lambdaContext())).batchItemFailures).toEqual([]);
