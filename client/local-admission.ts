@@ -49,9 +49,10 @@ interface StoredRecord {
  *
  * Advisory only: every item is read unauthenticated, never the head-state MAC. A table writer
  * can make it pass (the sealer, deciding on authenticated state, still refuses), and can make it
- * refuse an admitted write by forging the head item's policy and header (or, on the records'
- * read, a record's policy and the tip's header), exactly as he could by forging the records
- * when the check read them alone: no more easily. The sealer decides either way.
+ * refuse an admitted write by editing one item: the head's policy with its header's digest (on
+ * a small head, the policy alone, whose digest only the MAC covers), or its header's format.
+ * Reading the records, one edited tip record did the same (its format, or a policy beside its
+ * digest), so a forged refusal is no easier than before; the sealer decides either way.
  *
  * @throws {InvalidInputError} (path `writer`) when the write is visibly not admitted, with why
  */
