@@ -51,8 +51,9 @@ from .errors import (
 )
 from .escaped_text import escaped_text
 from .guard import parse_write_request
-from .item_layout import DeploymentLogTableReader, LineageTableReader
+from .item_layout import DeploymentLogTableReader, LineageTableReader, StoredLogHead
 from .known_log_nodes import KnownLogNodes, known_log_nodes, last_leaf_path_of
+from .local_admission import check_local_admission
 from .local_recall_answer import LocalRecallReads, local_recall_answer
 from .log import (
     EMPTY_ROOT,
@@ -404,7 +405,9 @@ class ResealClient:
         RFC 8785 canonical JSON to the ``residual-writes`` queue.
 
         :raises InvalidInputError: naming each bad field; an unsigned request without a writer
-            key; a signature that does not verify or is too old
+            key; a signature that does not verify or is too old; a writer the lineage's head item
+            shows is not admitted (:func:`reseal.local_admission.check_local_admission`: one
+            ``GetItem`` of the head, read once with the inception rule's)
         :raises TenantMismatchError: the lineage is not of the client's tenant (nothing read, signed or sent)
         :raises TenantRequiredError: a stack with tenants, none of them the client's (nothing read, signed or sent)
         """
@@ -412,15 +415,18 @@ class ResealClient:
         queue_url = self._write_queue_url()
         prepared = dict(request)
         now = self._now_ms()
+        # The head item, once read: the inception rule and the admission check both decide on it.
+        head: list[StoredLogHead | None] = []
         if self.writer is not None:
             policy = self.writer.policy()
             if (
                 "policy" not in prepared
                 and type(prepared.get("lineageId")) is str
                 and lineage_id_matches_policy(prepared["lineageId"], policy)
-                and self.table.log_head(prepared["lineageId"]) is None
             ):
-                prepared["policy"] = policy
+                head.append(self.table.log_head(prepared["lineageId"]))
+                if head[0] is None:
+                    prepared["policy"] = policy
             prepared = self.writer.sign_request(prepared, now)
         elif "writer" not in prepared:
             raise InvalidInputError(
@@ -431,6 +437,7 @@ class ResealClient:
         problem = write_signature_problem(parsed, now)
         if problem is not None:
             raise InvalidInputError("residual write request", [InputIssue("writer", problem)])
+        check_local_admission(head[0] if head else self.table.log_head(parsed["lineageId"]), parsed)
         published_at = self._now_ms()
         out = self._sqs.send_message(QueueUrl=queue_url, MessageBody=canonical_json(parsed))
         message_id = out.get("MessageId")
