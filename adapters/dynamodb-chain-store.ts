@@ -7,7 +7,7 @@ import type { LogEntry } from '../shared/log/log-extension';
 import type { StoredLogHead } from '../shared/log/log-state';
 import type { NodeRef } from '../shared/log/node-ref';
 import { DEFAULT_HEAD_LAYOUT, type HeadLayout } from '../shared/ports/head-layout';
-import type { AppendBatch, LineageStore } from '../shared/ports/lineage-store';
+import type { AppendBatch, LineageStore, ReadChainOptions } from '../shared/ports/lineage-store';
 import { MAX_KEPT_MANIFEST_BYTES, type ManifestCache } from '../shared/ports/manifest-cache';
 import type { LineageHead } from '../shared/seal/lineage-head';
 import { manifestDigest } from '../shared/triage/manifest-digest';
@@ -48,8 +48,10 @@ export interface ChainStoreOptions {
    * content-addressed and a record names its digest, so one kept only once it hashes to that
    * digest, and used only once it hashes to it again, is the item's bytes: a client proving one
    * write after another reads its agent's manifest once (docs/pipeline.md, "Learning the outcome
-   * of a write"), and a CLI keeping them on disk once across runs. Walks, audits and the sealer
-   * read the table as it stands (`readChain`), so a deleted manifest item still shows there.
+   * of a write"), and a CLI keeping them on disk once across runs; the integrator's `readChain`
+   * asks for them too (`keptManifests`: it needs the records' hashes, once a lineage's manifest is
+   * read). Walks, audits and the sealer read the table as it stands (`readChain`), so a deleted
+   * manifest item still shows there.
    */
   readonly manifestCache?: ManifestCache;
 }
@@ -418,7 +420,7 @@ export class DynamoDBChainStore implements ChainStore {
     lineageId: string,
     fromSeq: number,
     toSeq: number,
-    { eventual = false, recheck = true }: { readonly eventual?: boolean; readonly recheck?: boolean } = {},
+    { eventual = false, recheck = true, keptManifests = false }: ReadChainOptions = {},
   ): Promise<unknown[]> {
     const query = {
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
@@ -433,6 +435,6 @@ export class DynamoDBChainStore implements ChainStore {
     // keeps the copy as it is (`recheck: false`: a missed record cannot mislead it).
     let items = eventual ? await this.#table.queryAll(query, { consistent: false }) : [];
     if (!eventual || (recheck && !coversSeqs(items, fromSeq, toSeq))) items = await this.#table.queryAll(query);
-    return this.#withManifests(lineageId, items.map(recordOf));
+    return this.#withManifests(lineageId, items.map(recordOf), { kept: keptManifests });
   }
 }

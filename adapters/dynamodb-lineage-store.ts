@@ -11,6 +11,7 @@ import type {
   ConflictRecord,
   LineageStore,
   OutcomeFilter,
+  ReadChainOptions,
   RejectionRecord,
 } from '../shared/ports/lineage-store';
 import type { LineageHead } from '../shared/seal/lineage-head';
@@ -71,12 +72,7 @@ export class DynamoDBLineageStore implements LineageStore {
   ): Promise<ResidualLocation | null> {
     return this.#chain.findByResidualId(lineageId, residualId, options);
   }
-  readChain(
-    lineageId: string,
-    fromSeq: number,
-    toSeq: number,
-    options?: { readonly eventual?: boolean; readonly recheck?: boolean },
-  ): Promise<unknown[]> {
+  readChain(lineageId: string, fromSeq: number, toSeq: number, options?: ReadChainOptions): Promise<unknown[]> {
     return this.#chain.readChain(lineageId, fromSeq, toSeq, options);
   }
 

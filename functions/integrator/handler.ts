@@ -16,6 +16,8 @@ import { sqsBatchRetry } from '../../adapters/sqs-batch-retry';
 import { CachedIndexNodeStore } from '../../shared/index/cached-index-node-store';
 import { heartbeatThresholdSeconds } from '../../shared/integrator/heartbeat-due';
 import { isHeartbeatEvent } from '../../shared/integrator/heartbeat-event';
+import { DEFAULT_HEAD_LAYOUT } from '../../shared/ports/head-layout';
+import { MemoryManifestCache } from '../../shared/triage/memory-manifest-cache';
 import { parseRecoveryKeys } from '../../shared/witness/recovery-keys';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { deploymentMinSize } from '../common/deployment-min-size';
@@ -59,8 +61,15 @@ function thresholdOf(maxAgeSeconds: number): number {
   return seconds;
 }
 
+/** Manifests the warm integrator keeps: about one per lineage it integrates often. */
+const INTEGRATOR_MANIFEST_CACHE_ENTRIES = 1_024;
+
 const service = new IntegratorService({
-  lineages: new DynamoDBLineageStore(dynamodb, tableName),
+  // Kept warm across invocations: the lineages' manifests, read once each (content-addressed,
+  // used only when they hash to the record's digest; at most 64 KiB each, so 64 MiB at the most).
+  lineages: new DynamoDBLineageStore(dynamodb, tableName, DEFAULT_HEAD_LAYOUT, {
+    manifestCache: new MemoryManifestCache(INTEGRATOR_MANIFEST_CACHE_ENTRIES),
+  }),
   deployment,
   // Kept warm across invocations: tiles are content-addressed and hashed on every read.
   index: new CachedIndexNodeStore(new DynamoDBIndexNodeStore(dynamodb, tableName)),

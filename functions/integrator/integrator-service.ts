@@ -542,8 +542,14 @@ export class IntegratorService {
     const from = held?.treeSize ?? 0;
     // The range ends at a head read strongly, so a copy is rechecked strongly when it misses a seq
     // (`readChain`'s `eventual`). A stale copy cannot mislead: records are written once, and a record
-    // shown, old or new, enters only as the leaf the authenticated stored head holds at its seq.
-    const raws = from < state.size ? await lineages.readChain(lineageId, from, state.size - 1, { eventual: true }) : [];
+    // shown, old or new, enters only as the leaf the authenticated stored head holds at its seq. The
+    // manifests come from the store's cache where it holds them (`keptManifests`: content-addressed,
+    // used only when they hash to the record's digest): a warm integrator reads a lineage's
+    // manifest item once, not at every integration.
+    const raws =
+      from < state.size
+        ? await lineages.readChain(lineageId, from, state.size - 1, { eventual: true, keptManifests: true })
+        : [];
     const read: Omit<CandidateRecord, 'inclusion'>[] = [];
     for (const raw of raws) {
       const intact = checkRecordIntegrity(raw);

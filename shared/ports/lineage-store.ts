@@ -18,6 +18,13 @@ import type { ConflictReason } from './conflict-reason';
  * semantics below. Records are returned as stored (`unknown`): the caller verifies them with
  * `verifyChain` and never trusts the table (docs/sealing.md, "Authority: why no record is read unverified").
  */
+/** Options of {@link LineageStore.readChain}: how fresh a copy may be and where manifests may come from. */
+export interface ReadChainOptions {
+  readonly eventual?: boolean;
+  readonly recheck?: boolean;
+  readonly keptManifests?: boolean;
+}
+
 export interface LineageStore {
   /**
    * Current head item of a lineage (strongly consistent read), or `null` before its first record.
@@ -93,13 +100,12 @@ export interface LineageStore {
    * written once, are then the same as a strong read's. `options.recheck: false` (with `eventual`)
    * keeps the copy even when it misses seqs: only for a caller a missed record cannot mislead (the
    * sealer's tentative read past a head, whose first record put is conditional on its seq being new).
+   * `options.keptManifests`: take the records' manifests from the store's manifest cache where it
+   * holds them (a kept copy is used only once it hashes to the record's digest), for a reader that
+   * needs the records' hashes, not evidence of a deleted manifest item (the integrator); walks and
+   * audits read the table as it stands.
    */
-  readChain(
-    lineageId: string,
-    fromSeq: number,
-    toSeq: number,
-    options?: { readonly eventual?: boolean; readonly recheck?: boolean },
-  ): Promise<unknown[]>;
+  readChain(lineageId: string, fromSeq: number, toSeq: number, options?: ReadChainOptions): Promise<unknown[]>;
   /** Writes a conflict record; never overwrites anything (docs/sealing.md, "Sealing"). */
   recordConflict(conflict: ConflictRecord): Promise<void>;
   /** Writes a rejection record for a refused or malformed write. */

@@ -13,6 +13,7 @@ import type {
   ConflictRecord,
   LineageStore,
   OutcomeFilter,
+  ReadChainOptions,
   RejectionRecord,
 } from '../../shared/ports/lineage-store';
 import { type LineageHead, lineageHeadOf } from '../../shared/seal/lineage-head';
@@ -225,12 +226,7 @@ export class InMemoryLineageStore implements LineageStore {
   }
 
   /** Always the records as they stand (`options.eventual` asks for a copy, which a test may serve stale). */
-  async readChain(
-    lineageId: string,
-    fromSeq: number,
-    toSeq: number,
-    _options?: { readonly eventual?: boolean; readonly recheck?: boolean },
-  ): Promise<unknown[]> {
+  async readChain(lineageId: string, fromSeq: number, toSeq: number, _options?: ReadChainOptions): Promise<unknown[]> {
     const chain = this.records.get(lineageId) ?? new Map<number, string>();
     const found = [...chain.keys()].filter((seq) => seq >= fromSeq && seq <= toSeq).length;
     this.itemReads += found;

@@ -563,6 +563,12 @@ describe('DynamoDBLineageStore content-addressed manifests (docs/sealing.md, "St
       commands.length = 0;
       await store.readChain(TEST_LINEAGE_ID, 1, 1);
       expect(commands.filter((c) => c instanceof BatchGetItemCommand)).toHaveLength(1);
+      // With keptManifests (the integrator) it takes the kept copy, only one hashing to the digest.
+      commands.length = 0;
+      const [kept] = await store.readChain(TEST_LINEAGE_ID, 1, 1, { keptManifests: true });
+      if (!forged) expect(kept).toEqual(JSON.parse(canonicalJson(second)));
+      else expect('reason' in checkRecordIntegrity(kept)).toBe(true);
+      expect(commands.filter((c) => c instanceof BatchGetItemCommand)).toHaveLength(forged ? 1 : 0);
     }
   });
 

@@ -87,7 +87,7 @@ describe('the records since the indexed head, read as an eventually consistent c
     await s.write(A, 'r-2');
     const readChain = vi.spyOn(s.store, 'readChain');
     expect(await s.integrate()).toMatchObject({ integrated: [A], evidence: [] });
-    expect(readChain.mock.calls).toEqual([[A, 1, 2, { eventual: true }]]);
+    expect(readChain.mock.calls).toEqual([[A, 1, 2, { eventual: true, keptManifests: true }]]);
   });
 });
 
