@@ -241,12 +241,12 @@ export const INDEX_COST_HEADER = [
  * fewer writes per run, more index reads, an upper bound): the entries of the functions'
  * standard-queue `SendMessageBatch` (its billed units as bench/stack/call-tally.ts counts them,
  * one per entry), and the `SendMessage` of a sealer from before notices were batched. Sealer
- * invocations come from the `GenerateMac` per write: only the sealer makes them, two per
+ * invocations come from the `GenerateMac` per write: only the sealer makes them, one per
  * invocation whatever its records (the record-batch MAC, docs/sealing.md "The record and its
- * seal", and the head-state MAC over the heads of all its runs, docs/verifiable-log.md,
- * "Appending"; a lost race's re-seal counts as an invocation more: more `VerifyMac` for the
- * integrator, an upper bound); the share of heads the integrator still authenticates by MAC
- * (`headsPastNotices`: a head a notice of its batch names needs none, docs/deployment-log.md
+ * seal"; its heads are MAC'd in process under its data key, docs/verifiable-log.md, "Appending";
+ * a lost race's re-seal counts as an invocation more, an upper bound); the share of heads the
+ * integrator still authenticates with KMS (`headsVerifiedWithKms`: a head a notice of its batch
+ * names needs none, one with a head-key MAC is checked in process, docs/deployment-log.md
  * "Integration") from the run's `VerifyMac` per sealer invocation, at most 1;
  * writes per integration from `writesPerSecond` (the scenario's nominal rate) or, without it, the
  * run's measured rate, over `intervalSeconds`.
@@ -262,11 +262,11 @@ export function indexCostRow(
   },
 ): string {
   const perWrite = (operation: string) => (measured.functions?.[operation]?.calls ?? 0) / measured.operations;
-  // One sealed-run notice per run; two GenerateMac per sealer invocation (its records' MAC, its heads' MAC).
+  // One sealed-run notice per run; one GenerateMac per sealer invocation (its records' batch MAC).
   const batchEntries = (measured.functions?.['SQS.SendMessageBatch']?.entries ?? 0) / measured.operations;
   const writesPerRun = Math.max(1, 1 / Math.max(perWrite('SQS.SendMessage') + batchEntries, 1e-9));
-  const sealerInvocations = perWrite('KMS.GenerateMac') / 2;
-  const headsPastNotices = Math.min(1, perWrite('KMS.VerifyMac') / Math.max(sealerInvocations, 1e-9));
+  const sealerInvocations = perWrite('KMS.GenerateMac');
+  const headsVerifiedWithKms = Math.min(1, perWrite('KMS.VerifyMac') / Math.max(sealerInvocations, 1e-9));
   const rate = shape.writesPerSecond ?? measured.operations / Math.max(measured.seconds, 1e-9);
   const writesPerIntegration = Math.max(writesPerRun, rate * shape.intervalSeconds);
   const load: IndexLoad = {
@@ -275,7 +275,7 @@ export function indexCostRow(
     lineagesPerIntegration: Math.min(shape.lineages, writesPerIntegration),
     writesPerRun,
     sealerInvocationsPerIntegration: Math.max(1, sealerInvocations * writesPerIntegration),
-    headsPastNotices,
+    headsVerifiedWithKms,
   };
   const index = indexUsagePerWrite(load);
   const indexCost = costPerMillion(index, prices);

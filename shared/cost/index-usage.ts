@@ -39,10 +39,10 @@ export interface IndexLoad {
   /** Witnesses the integrator submits each checkpoint to (one `Sign` and one item write each). */
   readonly witnesses?: number;
   /**
-   * Sealer invocations whose heads one integration reads: each invocation MACs the new heads of all
-   * its runs with one batch head-state MAC (docs/verifiable-log.md, "Appending"), and the
-   * integrator verifies each distinct MAC once, so its `VerifyMac` per integration is
-   * `headsPastNotices × min(lineagesPerIntegration, sealerInvocationsPerIntegration)`. Each invocation also sends its
+   * Sealer invocations whose heads one integration reads: an invocation that MACs its heads with
+   * KMS (no data key) takes one batch head-state MAC for all its runs (docs/verifiable-log.md,
+   * "Appending"), and the integrator verifies each distinct MAC once, so its `VerifyMac` per
+   * integration is `headsVerifiedWithKms × min(lineagesPerIntegration, sealerInvocationsPerIntegration)`. Each invocation also sends its
    * runs' sealed-run notices in one `SendMessageBatch` (docs/deployment-log.md, "Sealed-run
    * notices"), so the notices cost `min(runs, sealerInvocationsPerIntegration)` requests; and
    * reads the deployment head once and each index tile once for all its runs ({@link sealerIndexUsage}).
@@ -58,21 +58,22 @@ export interface IndexLoad {
    */
   readonly measuredSealerHeadReadUnits?: number;
   /**
-   * Share (0 to 1) of an integration's lineages whose stored head is past every authenticated
-   * notice of its batch (moved since its newest notice was batched, a lost notice, a batch
-   * delivered late, a notice sent without `auth`): only those heads go through their head-state
-   * MAC; a head an authenticated notice of the batch names needs no `VerifyMac`
-   * (docs/deployment-log.md, "Integration", step 2). A notice's `auth` costs no KMS request per
-   * write: the sealer's `GenerateDataKey` and the integrator's `Decrypt` of the notice key are
+   * Share (0 to 1) of an integration's distinct head MACs the integrator checks with KMS
+   * `VerifyMac`: those of heads past every authenticated notice of its batch (moved since its
+   * newest notice was batched, a lost or late notice, a notice sent without `auth`) that carry a
+   * KMS head-state MAC (stored before head-key MACs, or by a sealer that had no data key). A head an
+   * authenticated notice names needs no MAC at all (docs/deployment-log.md, "Integration", step
+   * 2), and one past its notices carrying a head-key MAC is checked in process under a data key the
+   * integrator opened (docs/verifiable-log.md, "Appending"). The notice key's `GenerateDataKey`
+   * (sealer) and `Decrypt` (integrator; the sealer for heads another of its containers MAC'd) are
    * symmetric requests ($3 per 10,000) made once per container and data key (each sealer container
-   * generates one per 15 minutes, each integrator container decrypts each data key once), left
-   * out of this model as the per-container cold-start calls are. Their MACs are taken to be shared
-   * as all heads' are: the integrator's `VerifyMac` per integration is this share of
-   * `min(lineagesPerIntegration, sealerInvocationsPerIntegration)`. Default 1: every head through
-   * its MAC, as before notices vouched (an upper bound); the sparse scenario's figure is
-   * {@link SPARSE_HEADS_PAST_NOTICES}.
+   * generates one per 15 minutes), left out of this model as the per-container cold-start calls
+   * are. The integrator's `VerifyMac` per integration is this share of
+   * `min(lineagesPerIntegration, sealerInvocationsPerIntegration)`. Default 1: every head through a
+   * KMS MAC, as before notices and head-key MACs (an upper bound); the sparse scenario's figure is
+   * {@link SPARSE_HEADS_VERIFIED_WITH_KMS}.
    */
-  readonly headsPastNotices?: number;
+  readonly headsVerifiedWithKms?: number;
 }
 
 /** Mean leaf depth of the index beyond log2 of its keys, as bench/index.ts measured it (17.9 at 10^5 keys). */
@@ -205,13 +206,28 @@ function checkLoad(load: IndexLoad): void {
   if (load.writesPerIntegration <= 0 || load.writesPerRun <= 0 || load.lineagesPerIntegration <= 0) {
     throw new RangeError('writesPerIntegration, writesPerRun and lineagesPerIntegration must be > 0');
   }
-  if ((load.headsPastNotices ?? 1) > 1) {
-    throw new RangeError(`load.headsPastNotices is a share, 0 to 1, got ${load.headsPastNotices}`);
+  if ((load.headsVerifiedWithKms ?? 1) > 1) {
+    throw new RangeError(`load.headsVerifiedWithKms is a share, 0 to 1, got ${load.headsVerifiedWithKms}`);
   }
   if ((load.warmLineages ?? 0) > 1) {
     throw new RangeError(`load.warmLineages is a share, 0 to 1, got ${load.warmLineages}`);
   }
 }
+
+/**
+ * Bytes of a record item as the integrator reads it past the indexed head: the bench write's (1 KiB
+ * payload, a 100-key manifest stored apart) measured 1.2–1.97 KB (docs/sealing.md, "The append's
+ * layout"); the upper end, so the reads are not understated.
+ */
+export const RECORD_ITEM_BYTES = 2_000;
+
+/**
+ * Read units of one eventually consistent read of a lineage's manifest item (the bench's 100-key
+ * manifest, 5 WCU: up to 5 KB, two 4 KB units at half a unit each), which the integrator makes for
+ * a lineage it has not kept the manifest of (`readChain`'s `keptManifests`: a warm integrator keeps
+ * it, as it keeps the frontier, so it is read with the cold lineages' proof items only).
+ */
+export const MANIFEST_ITEM_READ_UNITS = 1;
 
 /**
  * Read units of one strongly consistent `GetItem` of the deployment head (`DEPLOYMENT#log` /
@@ -294,12 +310,15 @@ function indexLineagesOf(load: IndexLoad): number {
 
 /**
  * The integrator's work per write (docs/deployment-log.md, "Integration"), one integration
- * amortized over its writes: the deployment head read; per lineage its head item, and per lineage
- * not integrated warm ({@link IndexLoad.warmLineages}) its proof items ({@link PROOF_ITEM_READ_UNITS}
- * each); one `VerifyMac` per distinct head-state MAC of the
- * heads past the batch's notices ({@link IndexLoad.headsPastNotices}; a head a notice names needs
- * none, docs/deployment-log.md, "Integration", step 2), a sealer invocation's batch MAC covering
- * all its heads ({@link IndexLoad.sealerInvocationsPerIntegration}; docs/verifiable-log.md, "Appending"); the
+ * amortized over its writes: the deployment head read; per lineage its head item and its records
+ * past the indexed head (one eventually consistent `Query`, {@link RECORD_ITEM_BYTES} a record,
+ * priced by the 4 KB units of their sum), and per lineage not integrated warm
+ * ({@link IndexLoad.warmLineages}) its proof items ({@link PROOF_ITEM_READ_UNITS} each) and its
+ * manifest item ({@link MANIFEST_ITEM_READ_UNITS}); one `VerifyMac` per distinct KMS head-state MAC
+ * of the heads past the batch's notices ({@link IndexLoad.headsVerifiedWithKms}; a head a notice
+ * names needs none, docs/deployment-log.md, "Integration", step 2, and a head-key MAC is checked
+ * in process), a sealer invocation's batch MAC covering all its heads
+ * ({@link IndexLoad.sealerInvocationsPerIntegration}; docs/verifiable-log.md, "Appending"); the
  * changed keys' tiles read (eventually consistent, {@link TILE_READ_UNITS} each; the
  * warm cache's hits not counted) and their new tiles written ({@link indexTilesPerChangedKey},
  * `BatchWriteItem`, {@link TILE_WRITE_UNITS} each); the deployment log's commit ({@link DEPLOYMENT_COMMIT_WCU}); one log-key
@@ -320,14 +339,19 @@ export function integratorUsage(load: IndexLoad): Usage {
   const tiles = indexTilesPerIntegration(load.indexKeys, indexLineagesOf(load), lineages, changedKeys / lineages);
   const witnesses = load.witnesses ?? 1;
   // A warm lineage's proofs are its kept frontier, extended: no proof item read.
-  const proofItems = (load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE) * (1 - (load.warmLineages ?? 0));
+  const cold = 1 - (load.warmLineages ?? 0);
+  const proofItems = (load.proofItemsPerLineage ?? PROOF_ITEMS_PER_LINEAGE) * cold;
+  // One Query per lineage for its new records, billed by the 4 KB units of their sum, at half a unit.
+  const recordUnits = 0.5 * Math.ceil(((writes / lineages) * RECORD_ITEM_BYTES) / 4096);
   const runs = writes / load.writesPerRun;
   const perIntegration: Usage = {
     dynamodbReadRequestUnit:
-      DEPLOYMENT_HEAD_READ_UNITS + lineages * (1 + PROOF_ITEM_READ_UNITS * proofItems) + TILE_READ_UNITS * tiles,
+      DEPLOYMENT_HEAD_READ_UNITS +
+      lineages * (1 + recordUnits + PROOF_ITEM_READ_UNITS * proofItems + MANIFEST_ITEM_READ_UNITS * cold) +
+      TILE_READ_UNITS * tiles,
     dynamodbWriteRequestUnit: TILE_WRITE_UNITS * tiles + DEPLOYMENT_COMMIT_WCU + witnesses,
     kmsSymmetricRequest:
-      (load.headsPastNotices ?? 1) * Math.min(lineages, load.sealerInvocationsPerIntegration ?? lineages),
+      (load.headsVerifiedWithKms ?? 1) * Math.min(lineages, load.sealerInvocationsPerIntegration ?? lineages),
     kmsAsymmetricRequest: 1 + witnesses,
     sqsStandardRequest: Math.min(runs, load.sealerInvocationsPerIntegration ?? runs) + 2,
     lambdaRequest: 1 + witnesses,
@@ -362,21 +386,15 @@ export function indexUsagePerWrite(load: IndexLoad): Usage {
 export const SPARSE_SEALER_INVOCATIONS_PER_WRITE = 0.175;
 
 /**
- * {@link IndexLoad.headsPastNotices} in the sparse scenario: 0.2, the dearer of the emulator
- * bench's two counts (bench/RESULTS.md): 0.005 `VerifyMac` a write against 0.105 sealer
- * invocations at 18:53 UTC ("Notice-vouched heads, the sealer's copies of the head and the guard's
- * CPU"), one head in twenty past its batch's notices, and 0.02 against 0.10 at 19:27 UTC ("Sealed-
- * run notices under a MAC of their own", notices authenticated by the notice key, on a machine
- * loaded by tests beside it: integrations lagged), one in five. Why so few: a lineage writing once
- * a second has about two runs in an interval and the batch that reads its head holds their
- * authenticated notices; its head is past them only when it moved in the time from its newest
- * notice's send to the integrator's head read (tens of ms to about 0.1 s warm), when a batch came
- * late (a batch split between the two invocations the event source may run, whose loser finds the
- * lease held and comes back 5 s later; cold starts), or when a notice went without `auth` (the
- * sealer had no data key). The emulator integrates about eight writes at a time, not a
- * deployment's 100, so this is a count at its rate: replace it only with another count.
+ * {@link IndexLoad.headsVerifiedWithKms} in the sparse scenario: 0, as the emulator bench counted
+ * it (bench/RESULTS.md, "Heads MAC'd under the notice data key", runs of 2026-12-07: no
+ * `VerifyMac` in 200 sparse writes, 0.005 `Decrypt` a write, one per data key the integrator had
+ * not opened). Every head the sealer stores carries a head-key MAC, so a head past its notices
+ * costs the integrator no KMS request; only heads stored before, or by a sealer that had no data
+ * key (then one KMS head-state MAC per head), would. Before head-key MACs it was 0.2 (a fifth of
+ * the heads were past their notices: runs of 2026-12-06).
  */
-export const SPARSE_HEADS_PAST_NOTICES = 0.2;
+export const SPARSE_HEADS_VERIFIED_WITH_KMS = 0;
 
 /**
  * {@link IndexLoad.warmLineages} in the sparse scenario: 0.9, an estimate, not a count. A warm
@@ -404,7 +422,7 @@ export const SPARSE_INTERVAL_SECONDS = 2;
  * {@link SPARSE_WRITES_PER_SECOND} writes × the interval per integration, every one of its
  * {@link SPARSE_LINEAGES} lineages in each (runs of one write: a lineage writes once a second), and
  * the sealer invocations those writes take at {@link SPARSE_SEALER_INVOCATIONS_PER_WRITE}. The
- * counted shares ({@link SPARSE_HEADS_PAST_NOTICES}, {@link SPARSE_WARM_LINEAGES}) are kept as
+ * counted shares ({@link SPARSE_HEADS_VERIFIED_WITH_KMS}, {@link SPARSE_WARM_LINEAGES}) are kept as
  * counted at 2 s. A longer interval spreads each integration's fixed work (its `Sign`s, its commit,
  * its invocation, the upper tiles its lineages share) over more writes.
  *
@@ -422,7 +440,7 @@ export function sparseIndexLoad(intervalSeconds: number): IndexLoad {
     lineagesPerIntegration: SPARSE_LINEAGES,
     writesPerRun: 1,
     sealerInvocationsPerIntegration: writes * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
-    headsPastNotices: SPARSE_HEADS_PAST_NOTICES,
+    headsVerifiedWithKms: SPARSE_HEADS_VERIFIED_WITH_KMS,
     warmLineages: SPARSE_WARM_LINEAGES,
     measuredSealerHeadReadUnits: MEASURED_SEALER_HEAD_READ_UNITS,
   };
@@ -432,11 +450,11 @@ export function sparseIndexLoad(intervalSeconds: number): IndexLoad {
  * The bench's sparse scenario at a production index (docs/infrastructure.md, "Cost and quotas"):
  * 50 lineages writing once a second, the default 2 s interval (100 writes, 50 lineages per
  * integration, runs of one write), 10^6 keys, one witness, and 17.5 sealer invocations an
- * integration (100 writes at {@link SPARSE_SEALER_INVOCATIONS_PER_WRITE}): 17.5 distinct
- * head-state MACs were every head verified, of which only the heads past the batch's notices are
- * ({@link SPARSE_HEADS_PAST_NOTICES}): 3.5 `VerifyMac` an integration, 0.035 a write. A warm
- * integrator reads no proof item for {@link SPARSE_WARM_LINEAGES} of the lineages: 50 proof items
- * an integration, not 500. A sealer invocation of 5.7 runs reads the deployment head once, 0.175
+ * integration (100 writes at {@link SPARSE_SEALER_INVOCATIONS_PER_WRITE}): every head MAC'd under
+ * the sealer's data key, so no `VerifyMac` ({@link SPARSE_HEADS_VERIFIED_WITH_KMS}). A warm
+ * integrator reads no proof item nor manifest item for {@link SPARSE_WARM_LINEAGES} of the
+ * lineages: 50 proof items an integration, not 500, and 5 manifest items, not 50; each lineage's
+ * two new records are one `Query` of half a unit. A sealer invocation of 5.7 runs reads the deployment head once, 0.175
  * read units a write, of which the bench's measured write holds {@link MEASURED_SEALER_HEAD_READ_UNITS}.
  * {@link sparseIndexLoad} at {@link SPARSE_INTERVAL_SECONDS}.
  */

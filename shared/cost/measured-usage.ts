@@ -66,42 +66,61 @@ export const SPARSE_GUARD_SHARE = {
 } as const satisfies Record<'unbatched' | 'batched', Usage>;
 
 /**
+ * Read units of the sealer's `GetItem` (1.63) and `Query` (0.61) per sparse write, counted apart
+ * from the other functions' (run of 2026-12-07 01:22 UTC, bench/RESULTS.md "Heads MAC'd under the
+ * notice data key"): its runs' heads and records past them, the deployment head once per invocation.
+ */
+export const SEALER_READ_UNITS_PER_WRITE = 1.63 + 0.61;
+
+/**
+ * Read units of the agent's client per write, from publish to its proven seal, in the paced
+ * scenario of the same run (p50 1.7 s): `GetItem` 7.35, `Query` 3.33, `BatchGetItem` items 1.88 by
+ * their size (docs/pipeline.md, "Learning the outcome of a write").
+ */
+export const CLIENT_OUTCOME_READ_UNITS_PER_WRITE = 7.35 + 3.33 + 1.88;
+
+/**
  * Billable units per operation as the emulator bench counted them (docs/infrastructure.md, "Cost
  * and quotas"; bench/RESULTS.md, "Calls per operation"), the functions' and the agent's client's
  * calls together:
  *
- * - `write` (run of 2026-12-06 18:53 UTC, bench/RESULTS.md "Notice-vouched heads, the sealer's
- *   copies of the head and the guard's CPU"; the append as built, record then head and
- *   marker, small head, lineage checkpoints unsigned: the defaults; the guard's 1 s window
- *   emulated, its share kept apart): the sparse scenario (50 lineages at one write a second,
- *   1 KiB payload, 100-key manifest), the sealer's path (the guard's `SendMessageBatch` to the
- *   FIFO queue is in {@link SPARSE_GUARD_SHARE}, not here); per sealer invocation
- *   ({@link SPARSE_SEALER_INVOCATIONS_PER_WRITE}, modelled at 0.175 a write, the dearest the bench
- *   has counted: this run counted 0.105, 9.5 writes an invocation) two `GenerateMac`, whatever its
- *   runs and records (one record-batch MAC for all its records, taken before they are stored,
- *   docs/sealing.md "The record and its seal", and one head-state MAC for all its heads,
- *   docs/verifiable-log.md "Appending"), one `ResidualSealed` event for every run it sealed
- *   (docs/pipeline.md, "Message shapes"), its pollers' `ReceiveMessage` (two chunks) and
- *   `DeleteMessageBatch`, and one Lambda request; no `VerifyMac` of the sealer's (a warm sealer
- *   checks the head it stored from memory; on AWS a run that lands on another container, a cold
- *   start or a head older than 15 minutes still makes one, at most one a write, $3.00 per million
- *   more; the bench's 0.005 are the integrator's, which `index` models); no `Sign` (the sealer
- *   signs only its refusals); the append's `PutItem`s, **4 WCU** (the record 2, the head 1, the
- *   marker 1, docs/sealing.md, "The write"; the bench counted 5.37 `PutItem` WCU a write: 4 of
- *   them the append, the rest the 5-WCU manifest item of each lineage's first write, four writes a
- *   lineage here, and the integrator's lease, both left out); the functions' `GetItem` and `Query`
- *   (2.73 and 1.50 read units a write: a run's head and the records past it read as an
- *   eventually consistent copy when they lead straight to the conditional append, docs/sealing.md
- *   "The reads of a run"; the deployment head read once per sealer invocation, docs/pipeline.md
- *   "Concurrency"; the integrator's reads among them) and the client's proof of its seal
- *   (`GetItem` 7.69 for 6.34 read units, `Query` 1.93 for 1.16, and its `BatchGetItem` items,
- *   2.56 read units by their size, the emulator reporting none for them: every poll until the
- *   outcome, at the emulator's p50 of 8.5 s from publish, an upper bound of a deployment's; docs/pipeline.md "Learning the outcome of a write"); the client's `SendMessage`;
- *   Lambda invocations, GB-s and log bytes of the sealer (one summary line per invocation on the success path,
- *   docs/pipeline.md "Logs and metrics"). The integrator's calls (its index tile writes, its
- *   `VerifyMac` and `Sign`, its commits and lease, the sealed-run notices, one `SendMessageBatch`
- *   per sealer invocation) are left out here: the emulator integrates a few writes at a time on an
- *   index of a few hundred keys, so `index` models them instead.
+ * - `write`: the sparse scenario (50 lineages at one write a second, 1 KiB payload, 100-key
+ *   manifest), the guard's 1 s window emulated, its share kept apart; the append as built (record
+ *   then head and marker, small head, lineage checkpoints unsigned: the defaults). The sealer's
+ *   path (the guard's `SendMessageBatch` to the FIFO queue is in {@link SPARSE_GUARD_SHARE}, not
+ *   here): per sealer invocation ({@link SPARSE_SEALER_INVOCATIONS_PER_WRITE}, modelled at 0.175 a
+ *   write, the dearest the bench has counted: the runs of 2026-12-07 counted 0.10, ten writes an
+ *   invocation) one `GenerateMac`, whatever its runs and records (one record-batch MAC for all its
+ *   records, taken before they are stored, docs/sealing.md "The record and its seal"; its heads
+ *   are MAC'd in process under its notice data key, no KMS call, docs/verifiable-log.md
+ *   "Appending"; the run of 2026-12-07 01:22 UTC counted 0.100 `GenerateMac` against 0.100
+ *   invocations), one `ResidualSealed` event for every run it sealed (docs/pipeline.md, "Message
+ *   shapes"), its pollers' `ReceiveMessage` (two chunks) and `DeleteMessageBatch`, and one Lambda
+ *   request; no `VerifyMac` of the sealer's (a head another container stored is checked under its
+ *   data key, one `Decrypt` per container and data key); no `Sign` (the sealer signs only its
+ *   refusals); the append's `PutItem`s, **4 WCU** (the record 2, the head 1, the marker 1,
+ *   docs/sealing.md, "The write"; the bench counted 5.23 `PutItem` WCU a write: 4 of them the
+ *   append, the rest the 5-WCU manifest item of each lineage's first write, four writes a lineage
+ *   here, left out); **the sealer's** `GetItem` and `Query` (1.63 and 0.61 read units a write, run
+ *   of 2026-12-07 01:22 UTC, each function's calls counted apart: a run's head and the records
+ *   past it read as an eventually consistent copy when they lead straight to the conditional
+ *   append, docs/sealing.md "The reads of a run"; the deployment head read once per sealer
+ *   invocation, docs/pipeline.md "Concurrency"; the integrator's reads are not here: `index`
+ *   models them, where the runs of 2026-12-06 counted them in both) and **the client's** proof of
+ *   its seal in the paced scenario (10 lineages at one write a second, which the emulator seals as
+ *   they come: p50 1.7 s from publish, the same run; `GetItem` 9.70 for 7.35 read units, `Query`
+ *   5.00 for 3.33, and its `BatchGetItem` items, 1.88 read units by their size, the emulator
+ *   reporting none for them; the 50-lineage scenario's own 9.1 units were fewer only because the
+ *   bench waits on eight writes at a time there, so a write queued behind the emulator's backlog
+ *   is not polled; docs/pipeline.md "Learning the outcome of a write": a poll every 500 ms, the
+ *   refusals on a backoff, the local admission check one head read); the client's `SendMessage`;
+ *   Lambda invocations, GB-s and log bytes of the sealer (one summary line per invocation on the
+ *   success path, docs/pipeline.md "Logs and metrics"; 0.0251 GB-s and 227 bytes, the run of
+ *   2026-12-06 18:53 UTC: the runs of 2026-12-07 ran beside tests, their durations are not kept).
+ *   The integrator's calls (its reads, its index tile writes, its commits and lease, its `Sign`,
+ *   the sealed-run notices, one `SendMessageBatch` per sealer invocation) are left out here: the
+ *   emulator integrates a few writes at a time on an index of a few hundred keys, so `index`
+ *   models them instead.
  * - `recall` (run of 2026-12-05 13:33 UTC): latest record of a 100-record lineage: two events
  *   (`RecallRequested`, `TriageCompleted`), triage's reads and its stored report (2 WCU), the
  *   client's proof reads.
@@ -118,12 +137,12 @@ export const SPARSE_GUARD_SHARE = {
  */
 export const MEASURED_USAGE = {
   source:
-    "bench/RESULTS.md, emulator bench runs of 2026-12-06 18:53 UTC (write; the guard's share with a 1 s window), 2026-12-06 13:34 UTC (the guard's share without a window, the default) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys",
+    "bench/RESULTS.md, emulator bench runs of 2026-12-07 01:22 UTC (write: the sealer's and the client's calls), 2026-12-06 18:53 UTC (the sealer's GB-s and log bytes; the guard's share with a 1 s window), 2026-12-06 13:34 UTC (the guard's share without a window, the default) and 2026-12-05 13:33 UTC (recall); the index modelled at 10^6 keys",
   write: {
-    kmsSymmetricRequest: 2 * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
+    kmsSymmetricRequest: SPARSE_SEALER_INVOCATIONS_PER_WRITE,
     kmsAsymmetricRequest: 0,
     dynamodbWriteRequestUnit: 4,
-    dynamodbReadRequestUnit: 2.73 + 1.5 + 6.34 + 1.16 + 2.56,
+    dynamodbReadRequestUnit: SEALER_READ_UNITS_PER_WRITE + CLIENT_OUTCOME_READ_UNITS_PER_WRITE,
     sqsStandardRequest: 1,
     sqsFifoRequest: (FIFO_CHUNKS_PER_BATCH + 1) * SPARSE_SEALER_INVOCATIONS_PER_WRITE,
     eventBridgeCustomEvent: SPARSE_SEALER_INVOCATIONS_PER_WRITE,

@@ -14,11 +14,13 @@ import {
   indexTilesPerPath,
   indexUsagePerWrite,
   integratorUsage,
+  MANIFEST_ITEM_READ_UNITS,
   MEASURED_SEALER_HEAD_READ_UNITS,
   PROOF_ITEM_READ_UNITS,
   PROOF_ITEMS_PER_LINEAGE,
+  RECORD_ITEM_BYTES,
   SEALER_CONSISTENCY_PROOF_ITEMS,
-  SPARSE_HEADS_PAST_NOTICES,
+  SPARSE_HEADS_VERIFIED_WITH_KMS,
   SPARSE_INDEX_LOAD,
   SPARSE_WARM_LINEAGES,
   sealerIndexUsage,
@@ -186,7 +188,7 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
     const load: IndexLoad = {
       ...SPARSE_INDEX_LOAD,
       sealerInvocationsPerIntegration: undefined,
-      headsPastNotices: undefined,
+      headsVerifiedWithKms: undefined,
     };
     expect(integratorUsage(load).kmsSymmetricRequest).toBeCloseTo(50 / 100, 9); // one per lineage, as before batches
     expect(integratorUsage({ ...load, sealerInvocationsPerIntegration: 13 }).kmsSymmetricRequest).toBeCloseTo(0.13, 9);
@@ -194,32 +196,52 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
     expect(integratorUsage({ ...load, sealerInvocationsPerIntegration: 80 }).kmsSymmetricRequest).toBeCloseTo(0.5, 9);
   });
 
-  it('docs/deployment-log.md "Integration", step 2: a head a notice of the batch names needs no VerifyMac, so only the share of heads past the notices is verified', () => {
-    const all: IndexLoad = { ...SPARSE_INDEX_LOAD, headsPastNotices: undefined };
+  it('docs/deployment-log.md "Integration", step 2: only heads past their notices carrying a KMS head-state MAC cost a VerifyMac; head-key MACs none', () => {
+    const all: IndexLoad = { ...SPARSE_INDEX_LOAD, headsVerifiedWithKms: undefined };
     expect(integratorUsage(all).kmsSymmetricRequest).toBeCloseTo(0.175, 9); // 17.5 batch MACs, 100 writes
-    expect(integratorUsage({ ...all, headsPastNotices: 1 }).kmsSymmetricRequest).toBeCloseTo(0.175, 9);
-    expect(integratorUsage({ ...all, headsPastNotices: 0 }).kmsSymmetricRequest).toBe(0);
-    expect(SPARSE_HEADS_PAST_NOTICES).toBe(0.2);
-    expect(SPARSE_INDEX_LOAD.headsPastNotices).toBe(SPARSE_HEADS_PAST_NOTICES);
-    expect(integratorUsage(SPARSE_INDEX_LOAD).kmsSymmetricRequest).toBeCloseTo(0.035, 9);
-    // $0.42 per million less than every head verified ($3 per 10,000 requests); nothing else moves.
+    expect(integratorUsage({ ...all, headsVerifiedWithKms: 1 }).kmsSymmetricRequest).toBeCloseTo(0.175, 9);
+    expect(integratorUsage({ ...all, headsVerifiedWithKms: 0.2 }).kmsSymmetricRequest).toBeCloseTo(0.035, 9);
+    // Counted: no VerifyMac once every head carries a head-key MAC.
+    expect(SPARSE_HEADS_VERIFIED_WITH_KMS).toBe(0);
+    expect(SPARSE_INDEX_LOAD.headsVerifiedWithKms).toBe(SPARSE_HEADS_VERIFIED_WITH_KMS);
+    expect(integratorUsage(SPARSE_INDEX_LOAD).kmsSymmetricRequest).toBe(0);
+    // $0.525 per million less than every head verified ($3 per 10,000 requests); nothing else moves.
     const saved = costPerMillion(integratorUsage(all), prices).usdPerMillion;
-    expect(saved - costPerMillion(integratorUsage(SPARSE_INDEX_LOAD), prices).usdPerMillion).toBeCloseTo(0.42, 9);
+    expect(saved - costPerMillion(integratorUsage(SPARSE_INDEX_LOAD), prices).usdPerMillion).toBeCloseTo(0.525, 9);
     expect({ ...integratorUsage(all), kmsSymmetricRequest: 0 }).toEqual({
       ...integratorUsage(SPARSE_INDEX_LOAD),
       kmsSymmetricRequest: 0,
     });
-    expect(() => integratorUsage({ ...all, headsPastNotices: 1.5 })).toThrow(RangeError);
-    expect(() => integratorUsage({ ...all, headsPastNotices: -0.1 })).toThrow(RangeError);
+    expect(() => integratorUsage({ ...all, headsVerifiedWithKms: 1.5 })).toThrow(RangeError);
+    expect(() => integratorUsage({ ...all, headsVerifiedWithKms: -0.1 })).toThrow(RangeError);
   });
 
-  it("the sparse scenario at 10^6 keys: about 3.8 WCU, 9.6 RCU (a warm integrator reads few proof items) and the integrator's 0.035 VerifyMac, about $4.4 per million writes", () => {
+  it("the integrator's record and manifest reads: a Query of each lineage's new records by their 4 KB units, the manifest item of a cold lineage", () => {
+    const reads = (load: IndexLoad) => integratorUsage(load).dynamodbReadRequestUnit ?? 0;
+    const base = { ...SPARSE_INDEX_LOAD, warmLineages: 1 };
+    // Two records of 2,000 bytes a lineage: one 4 KB unit, half a unit; ten records: five units.
+    const twoRecords = reads(base);
+    const tenRecords = reads({ ...base, writesPerIntegration: 500 });
+    const tiles = (load: IndexLoad) =>
+      (TILE_READ_UNITS * indexTilesPerIntegration(load.indexKeys, 50_000, 50, (50 + load.writesPerIntegration) / 50)) /
+      load.writesPerIntegration;
+    expect(twoRecords - tiles(base)).toBeCloseTo((1 + 50 * (1 + 0.5)) / 100, 9);
+    expect(tenRecords - tiles({ ...base, writesPerIntegration: 500 })).toBeCloseTo((1 + 50 * (1 + 2.5)) / 500, 9);
+    expect(RECORD_ITEM_BYTES).toBe(2_000);
+    // A cold lineage adds its proof items and its manifest item.
+    const cold = reads({ ...base, warmLineages: 0 });
+    expect(cold - twoRecords).toBeCloseTo((50 * (PROOF_ITEMS_PER_LINEAGE * PROOF_ITEM_READ_UNITS + MANIFEST_ITEM_READ_UNITS)) / 100, 9);
+  });
+
+  it("the sparse scenario at 10^6 keys: about 3.8 WCU, 9.9 RCU (a warm integrator reads few proof items) and no VerifyMac, about $4.4 per million writes", () => {
     const usage = indexUsagePerWrite(SPARSE_INDEX_LOAD);
     // 150 keys an integration: 2.42 tiles each modelled (bench/index.ts measured 2.32), 1.02 units a tile.
     expect(usage.dynamodbWriteRequestUnit).toBeGreaterThan(3.5);
     expect(usage.dynamodbWriteRequestUnit).toBeLessThan(4);
-    // The sealer's 7.158 less the measured head reads' 0.105, and the integrator's 2.573.
-    expect(usage.dynamodbReadRequestUnit).toBeCloseTo(7.158 - 0.105 + 2.573, 2);
+    // The sealer's 7.158 less the measured head reads' 0.105, and the integrator's 2.873: 2.573 of
+    // heads, proof items and tiles, 0.25 of its Query of each lineage's two new records, 0.05 of
+    // the cold lineages' manifest items.
+    expect(usage.dynamodbReadRequestUnit).toBeCloseTo(7.158 - 0.105 + 2.573 + 0.25 + 0.05, 2);
     // The integrator's proof items are read eventually consistent: half a unit each (cold lineages).
     const cold: IndexLoad = { ...SPARSE_INDEX_LOAD, warmLineages: 0 };
     const withoutProofs = integratorUsage({ ...cold, proofItemsPerLineage: 0 });
@@ -231,7 +253,7 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
     // One `VerifyMac` per sealer invocation's batch MAC: 17.5 invocations (5.7 writes each), 100
     // writes, of the heads past the batch's notices only (one in five, the dearer of the bench's two counts).
     expect(SPARSE_INDEX_LOAD.sealerInvocationsPerIntegration).toBeCloseTo(17.5, 9);
-    expect(usage.kmsSymmetricRequest).toBeCloseTo(0.035, 9);
+    expect(usage.kmsSymmetricRequest).toBe(0);
     const cost = costPerMillion(usage, prices);
     expect(cost.usdPerMillion).toBeGreaterThan(4);
     expect(cost.usdPerMillion).toBeLessThan(5);
@@ -243,11 +265,13 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
       (SPARSE_INDEX_LOAD.lineagesPerIntegration * PROOF_ITEMS_PER_LINEAGE * PROOF_ITEM_READ_UNITS) / 100;
     const reads = (load: IndexLoad) => integratorUsage(load).dynamodbReadRequestUnit ?? 0;
     expect(reads({ ...cold, warmLineages: 0 })).toBeCloseTo(reads(cold), 9); // default: every lineage cold
-    expect(reads(cold) - reads({ ...cold, warmLineages: 1 })).toBeCloseTo(proofUnits, 9);
+    // Its proof items and its manifest item (kept by a warm integrator, as the frontier is).
+    const manifestUnits = (SPARSE_INDEX_LOAD.lineagesPerIntegration * MANIFEST_ITEM_READ_UNITS) / 100;
+    expect(reads(cold) - reads({ ...cold, warmLineages: 1 })).toBeCloseTo(proofUnits + manifestUnits, 9);
     expect(SPARSE_WARM_LINEAGES).toBe(0.9);
     expect(SPARSE_INDEX_LOAD.warmLineages).toBe(SPARSE_WARM_LINEAGES);
-    expect(reads(cold) - reads(SPARSE_INDEX_LOAD)).toBeCloseTo(0.9 * proofUnits, 9);
-    // Only the proof items' reads move.
+    expect(reads(cold) - reads(SPARSE_INDEX_LOAD)).toBeCloseTo(0.9 * (proofUnits + manifestUnits), 9);
+    // Only the proof and manifest items' reads move.
     expect({ ...integratorUsage(cold), dynamodbReadRequestUnit: 0 }).toEqual({
       ...integratorUsage(SPARSE_INDEX_LOAD),
       dynamodbReadRequestUnit: 0,
