@@ -47,6 +47,10 @@ interface StoredRecord {
  * the policy is not within them. Any other head item (malformed, or its policy not the one its
  * header names) passes.
  *
+ * No head item decides by the inception rules, but a write they refuse passes when a record 0 is
+ * stored (one more `GetItem`-sized read, on that path only): the lineage exists, its head item
+ * missing or unreadable.
+ *
  * Advisory only: every item is read unauthenticated, never the head-state MAC. A table writer
  * can make it pass (the sealer, deciding on authenticated state, still refuses), and can make it
  * refuse an admitted write by editing one item: the head's policy with its header's digest (on
@@ -66,7 +70,12 @@ export async function checkLocalAdmission(store: AdmissionReader, request: Resid
   const stored = await store.logHead(request.lineageId);
   if (stored === null) {
     const decision = admitWrite({ lineageId: request.lineageId, seq: 0, inForce: null, legacyTip: false }, candidate);
-    if ('refused' in decision) refuse(decision.refused);
+    // No head item (or one unreadable), yet a first record stored: the head was never put (a
+    // sealer stopped between the records and the head, rolled forward on the lineage's next
+    // write) or a table writer deleted or broke it. Not an inception: the sealer decides.
+    if ('refused' in decision && (await store.readChain(request.lineageId, 0, 0)).length === 0) {
+      refuse(decision.refused);
+    }
     return;
   }
   const seq = stored.head.seq;

@@ -64,13 +64,16 @@ def compatible_head(policy: Any = POLICY, header: dict[str, Any] | None = None) 
 class Table:
     """A DynamoDB stand-in holding one head item, counting every call."""
 
-    def __init__(self, head: dict[str, Any] | None) -> None:
+    def __init__(self, head: dict[str, Any] | None, first_record: dict[str, Any] | None = None) -> None:
         self.head = head
+        self.first_record = first_record
         self.calls: list[tuple[str, bool]] = []
 
     def get_item(self, **kwargs: Any) -> dict[str, Any]:
         self.calls.append(("get_item", kwargs.get("ConsistentRead") is True))
-        assert kwargs["Key"]["sk"] == {"S": "HEAD"}, "only the head item is read"
+        if kwargs["Key"]["sk"] == {"S": f"RECORD#{0:016d}"}:
+            return {} if self.first_record is None else {"Item": self.first_record}
+        assert kwargs["Key"]["sk"] == {"S": "HEAD"}, "only the head item (and record 0, without one) is read"
         return {} if self.head is None else {"Item": self.head}
 
     def __getattr__(self, name: str) -> Any:
@@ -90,9 +93,12 @@ class Sqs:
         return {"MessageId": f"m-{self.sent}"}
 
 
-def publish(head: dict[str, Any] | None, signer: str, policy: Any = None) -> tuple[str | None, Table]:
-    """Publishes a write signed by ``signer`` over a table holding ``head``: ``None`` when sent, else why refused."""
-    table, sqs = Table(head), Sqs()
+def publish(
+    head: dict[str, Any] | None, signer: str, policy: Any = None, first_record: dict[str, Any] | None = None
+) -> tuple[str | None, Table]:
+    """Publishes a write signed by ``signer`` over a table holding ``head`` (and ``first_record`` at
+    seq 0): ``None`` when sent, else why refused."""
+    table, sqs = Table(head, first_record), Sqs()
     client = ResealClient(
         STACK, dynamodb=table, sqs=sqs, events=None, writer=key(signer), freshness=False, now_ms=lambda: NOW_MS
     )
@@ -134,9 +140,18 @@ def test_a_lineage_of_1000_records_admission_reads_the_head_item_alone(head: Any
 def test_no_head_the_inception_rules() -> None:
     refused, table = publish(None, "writer")
     assert refused is not None and "must set its write policy" in refused
-    assert table.calls == [("get_item", True)]
+    # The refusal looked for a record 0 (none, eventually consistent then strongly): no lineage.
+    assert table.calls == [("get_item", True), ("get_item", False), ("get_item", True)]
     sent, _ = publish(None, "writer", POLICY)
     assert sent is None
+
+
+def test_records_but_no_head_item_no_inception_refusal_the_sealer_decides() -> None:
+    """A head never put, deleted or made unreadable by a table writer: the lineage exists."""
+    record = {"pk": {"S": f"LINEAGE#{LINEAGE}"}, "sk": {"S": f"RECORD#{0:016d}"}}
+    for head in (None, {**small_head(), "seq": {"S": "not a number"}}):
+        sent, _ = publish(head, "stranger", first_record=record)
+        assert sent is None
 
 
 def test_a_format_1_tip_header_is_refused_as_a_legacy_lineage() -> None:

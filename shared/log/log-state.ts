@@ -293,7 +293,8 @@ export function authenticateLogState(
  *   shared/integrator/notice-vouched-heads.ts)
  * @returns the state and what authenticated it; an empty state (`authenticatedBy: null`) for `stored === null`
  * @throws {LogStateError} when nothing vouches for the head, or it is not a well-formed state
- * @throws what the anchor or the opener throws when a MAC cannot be checked (key unavailable: retried)
+ * @throws what the anchor throws when a MAC cannot be checked, or what the opener throws when no
+ *   other voucher vouches (key unavailable: retried)
  */
 export async function authenticateHeadState(
   stored: StoredLogHead | null,
@@ -317,10 +318,19 @@ export async function authenticateHeadState(
     return { state: { ...claimed, checkpoint: null }, authenticatedBy: HeadAuthentication.NOTICE };
   }
   const keyMac = stored.headKeyMac ?? null;
+  let unopened: { readonly error: unknown } | null = null;
   if (keyMac !== null && context.opener) {
     // A data key only the sealer (GenerateDataKey) and the integrator (Decrypt) can hold, under
-    // the notice context: a blob that does not open vouches for nothing, it is no error.
-    const dataKey = await context.opener.open(keyMac.keyBlob);
+    // the notice context: a blob that does not open vouches for nothing, it is no error. One the
+    // opener throws on (an outage, or a blob a table writer chose so that KMS answers with some
+    // other error) is thrown only when no other voucher vouches: he cannot block a head that is
+    // vouched for anyway by storing such a blob beside it.
+    let dataKey: Uint8Array | null = null;
+    try {
+      dataKey = await context.opener.open(keyMac.keyBlob);
+    } catch (error) {
+      unopened = { error };
+    }
     if (dataKey !== null && isHeadKeyMacValid(head, dataKey, keyMac.mac)) {
       return { state: withVerifiedCheckpoint(claimed, context), authenticatedBy: HeadAuthentication.HEAD_KEY_MAC };
     }
@@ -335,6 +345,7 @@ export async function authenticateHeadState(
   if (context.indexed !== null && sameHead(head, context.indexed)) {
     return { state: { ...claimed, checkpoint: null }, authenticatedBy: HeadAuthentication.INDEX };
   }
+  if (unopened !== null) throw unopened.error;
   const macs = [
     keyMac === null ? null : `a head-key MAC that does not verify${context.opener ? '' : ' here (no notice key)'}`,
     stored.headMac === undefined || stored.headMac === null ? null : 'a head-state MAC that does not verify',

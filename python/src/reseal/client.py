@@ -437,7 +437,12 @@ class ResealClient:
         problem = write_signature_problem(parsed, now)
         if problem is not None:
             raise InvalidInputError("residual write request", [InputIssue("writer", problem)])
-        check_local_admission(head[0] if head else self.table.log_head(parsed["lineageId"]), parsed)
+        lineage_id = parsed["lineageId"]
+        check_local_admission(
+            head[0] if head else self.table.log_head(lineage_id),
+            parsed,
+            lambda: self.table.has_record(lineage_id, 0),
+        )
         published_at = self._now_ms()
         out = self._sqs.send_message(QueueUrl=queue_url, MessageBody=canonical_json(parsed))
         message_id = out.get("MessageId")

@@ -707,6 +707,10 @@ class LineageTableReader:
             if not start:
                 return None
 
+    def has_record(self, lineage_id: str, seq: int) -> bool:
+        """Whether an item is stored at ``seq`` (unverified, unparsed; as :meth:`read_record` reads it)."""
+        return self._get_written(LineageKeys.lineage(lineage_id), LineageKeys.record(seq)) is not None
+
     def read_record(self, lineage_id: str, seq: int) -> Any:
         """The stored record at ``seq`` (see :func:`record_of`) with its shared manifest put back
         (:meth:`with_manifests`), or ``None`` when there is no item."""

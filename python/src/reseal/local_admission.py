@@ -4,7 +4,7 @@ lineage's head item: one strongly consistent ``GetItem``, however long the linea
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .authorship import AdmissionState, admit_write, parse_lineage_policy
@@ -38,7 +38,11 @@ def head_admission_state(lineage_id: str, stored: StoredLogHead) -> AdmissionSta
     return AdmissionState(lineage_id, seq, parse_lineage_policy(stored.policy))
 
 
-def check_local_admission(stored: StoredLogHead | None, request: Mapping[str, Any]) -> None:
+def check_local_admission(
+    stored: StoredLogHead | None,
+    request: Mapping[str, Any],
+    first_record_stored: Callable[[], bool] | None = None,
+) -> None:
     """Refuses a signed, parsed write ``request`` its lineage visibly does not admit, given the
     lineage's head item read strongly just before (``None``: no head, the inception rules). The
     sealer records ``WRITER_NOT_ADMITTED`` without a KMS signature, so its refusal is never a
@@ -49,6 +53,11 @@ def check_local_admission(stored: StoredLogHead | None, request: Mapping[str, An
     refuse an admitted write by editing that one item (its policy with the header's digest, or the
     header's format), which a client reading records could be made to by editing one record; a
     head that cannot tell (:func:`head_admission_state`) passes, and the sealer decides.
+
+    No head item decides by the inception rules, but a write they refuse passes when
+    ``first_record_stored()`` (asked on that path only) says a record 0 is stored: the lineage
+    exists, its head item never put (a sealer stopped between the records and the head), deleted
+    or made unreadable by a table writer, and the sealer decides.
 
     :raises InvalidInputError: (path ``writer``) the write is visibly not admitted, with why
     """
@@ -61,6 +70,8 @@ def check_local_admission(stored: StoredLogHead | None, request: Mapping[str, An
         return
     writer = request["writer"]
     admission = admit_write(state, writer["publicKey"], request.get("policy"))
+    if admission.refused is not None and stored is None and first_record_stored is not None and first_record_stored():
+        return
     if admission.refused is not None:
         raise InvalidInputError(
             "residual write request",

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
 import { describe, expect, it } from 'vitest';
-import { KmsNoticeKey, NOTICE_DATA_KEY_TTL_MS } from '../../../adapters/kms-notice-key';
+import {
+  KmsNoticeKey,
+  MAX_NOTICE_KEY_BLOB_BYTES,
+  NOTICE_DATA_KEY_TTL_MS,
+  NOTICE_KEY_CACHE_ENTRIES,
+} from '../../../adapters/kms-notice-key';
 import { noticeKeyContext } from '../../../shared/ports/notice-key';
 
 const NOTICE_KEY = 'arn:aws:kms:eu-west-1:111122223333:key/notice';
@@ -125,5 +130,51 @@ describe('the notice key against blobs that are no data key of it under its cont
     expect(await sealer.open(other.blob)).toEqual(other.plaintext);
     expect(await sealer.open(other.blob)).toEqual(other.plaintext);
     expect(kms.state.decrypts).toBe(1);
+  });
+
+  it('forged blobs by the hundred evict only each other: the keys that open (and its own) stay, with no Decrypt again', async () => {
+    const kms = fakeKms();
+    const integrator = new KmsNoticeKey(kms.client, NOTICE_KEY, 'reseal/test');
+    const own = await integrator.dataKey();
+    const genuine = await new KmsNoticeKey(kms.client, NOTICE_KEY, 'reseal/test').dataKey();
+    expect(await integrator.open(genuine.blob)).toEqual(genuine.plaintext);
+    for (let i = 0; i < 3 * NOTICE_KEY_CACHE_ENTRIES; i += 1) {
+      expect(await integrator.open(randomBytes(184).toString('base64'))).toBeNull();
+    }
+    const before = kms.state.decrypts;
+    expect(await integrator.open(genuine.blob)).toEqual(genuine.plaintext);
+    expect(await integrator.open(own.blob)).toEqual(own.plaintext);
+    expect(kms.state.decrypts).toBe(before);
+  });
+
+  it('a genuine key in use stays while other genuine keys pass through (least recently used dropped first)', async () => {
+    const kms = fakeKms();
+    const integrator = new KmsNoticeKey(kms.client, NOTICE_KEY, 'reseal/test');
+    const hot = await new KmsNoticeKey(kms.client, NOTICE_KEY, 'reseal/test').dataKey();
+    await integrator.open(hot.blob);
+    for (let i = 0; i < 2 * NOTICE_KEY_CACHE_ENTRIES; i += 1) {
+      await integrator.open((await new KmsNoticeKey(kms.client, NOTICE_KEY, 'reseal/test').dataKey()).blob);
+      expect(await integrator.open(hot.blob)).toEqual(hot.plaintext);
+    }
+    expect(kms.state.decrypts).toBe(1 + 2 * NOTICE_KEY_CACHE_ENTRIES);
+  });
+
+  it(`a blob longer than KMS takes (${MAX_NOTICE_KEY_BLOB_BYTES} bytes; a head item holds 400 KB) or empty is refused with no Decrypt`, async () => {
+    const kms = fakeKms();
+    const integrator = new KmsNoticeKey(kms.client, NOTICE_KEY, 'reseal/test');
+    expect(await integrator.open(randomBytes(MAX_NOTICE_KEY_BLOB_BYTES + 1).toString('base64'))).toBeNull();
+    expect(await integrator.open(randomBytes(300_000).toString('base64'))).toBeNull();
+    expect(await integrator.open('')).toBeNull();
+    expect(kms.state.decrypts).toBe(0);
+  });
+
+  it('readers opening one blob at once share one Decrypt', async () => {
+    const kms = fakeKms();
+    const integrator = new KmsNoticeKey(kms.client, NOTICE_KEY, 'reseal/test');
+    const genuine = await new KmsNoticeKey(kms.client, NOTICE_KEY, 'reseal/test').dataKey();
+    const forged = randomBytes(184).toString('base64');
+    const opened = await Promise.all([genuine.blob, genuine.blob, forged, forged].map((b) => integrator.open(b)));
+    expect(opened).toEqual([genuine.plaintext, genuine.plaintext, null, null]);
+    expect(kms.state.decrypts).toBe(2);
   });
 });

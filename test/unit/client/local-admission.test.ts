@@ -160,7 +160,19 @@ describe('checkLocalAdmission: the head item alone (docs/authorship.md, "Two ref
     const { reader, reads } = counted(s.store);
     expect(await verdict(reader, write(TEST_WRITER, TEST_POLICY))).toBe(true);
     expect(await verdict(reader, write())).toMatch(/must set its write policy/);
-    expect(reads).toEqual({ heads: 2, ranges: [] });
+    // The refusal looked for a first record (none): the lineage does not exist.
+    expect(reads).toEqual({ heads: 2, ranges: [[0, 0]] });
+  });
+
+  it('records but no head item (never put, deleted or made unreadable by a table writer): no inception refusal, the sealer decides', async () => {
+    const store = await sealedLineage(3);
+    const { reader, reads } = counted({ logHead: async () => null, readChain: (...a) => store.readChain(...a) });
+    expect(await verdict(reader, write())).toBe(true);
+    expect(await verdict(reader, write(STRANGER_WRITER))).toBe(true);
+    expect(reads.ranges).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
   });
 
   it('a head whose tip header is format 1: refused as a legacy lineage, no record read', async () => {

@@ -104,4 +104,31 @@ describe('authenticateHeadState: the head-key MAC (docs/verifiable-log.md, "Appe
     };
     await expect(authenticateHeadState(genuine, context(opener).context)).rejects.toBe(throttled);
   });
+
+  it('a blob the opener throws on (one a table writer chose) blocks no head another voucher vouches for; alone, its error is thrown', async () => {
+    const { stored, head } = await bareHead();
+    const key = new MemoryNoticeKey();
+    const genuine = await keyMacced(stored, head, key);
+    const keyMac = genuine.headKeyMac as NonNullable<StoredLogHead['headKeyMac']>;
+    const odd = Object.assign(new Error('odd blob'), { name: 'NotFoundException' });
+    const opener = {
+      open: async () => {
+        throw odd;
+      },
+    };
+    const forged = { ...stored, headKeyMac: { ...keyMac, keyBlob: Buffer.alloc(200, 7).toString('base64') } };
+    const c = context(opener);
+    const withKms = { ...forged, headMac: await macHeadState(head, c.anchor) };
+    expect((await authenticateHeadState(withKms, c.context)).authenticatedBy).toBe(HeadAuthentication.HEAD_MAC);
+    const indexed = {
+      treeSize: head.treeSize,
+      rootHash: head.rootHash,
+      headRecordHash: head.headRecordHash,
+      generationEpoch: head.generationEpoch,
+      writerPolicyDigest: head.writerPolicyDigest,
+    };
+    const byIndex = await authenticateHeadState(forged, { ...context(opener).context, indexed });
+    expect(byIndex.authenticatedBy).toBe(HeadAuthentication.INDEX);
+    await expect(authenticateHeadState(forged, context(opener).context)).rejects.toBe(odd);
+  });
 });
