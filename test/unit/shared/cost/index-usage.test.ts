@@ -230,10 +230,13 @@ describe('the index share of a write (docs/infrastructure.md, "Cost and quotas")
     expect(RECORD_ITEM_BYTES).toBe(2_000);
     // A cold lineage adds its proof items and its manifest item.
     const cold = reads({ ...base, warmLineages: 0 });
-    expect(cold - twoRecords).toBeCloseTo((50 * (PROOF_ITEMS_PER_LINEAGE * PROOF_ITEM_READ_UNITS + MANIFEST_ITEM_READ_UNITS)) / 100, 9);
+    expect(cold - twoRecords).toBeCloseTo(
+      (50 * (PROOF_ITEMS_PER_LINEAGE * PROOF_ITEM_READ_UNITS + MANIFEST_ITEM_READ_UNITS)) / 100,
+      9,
+    );
   });
 
-  it("the sparse scenario at 10^6 keys: about 3.8 WCU, 9.9 RCU (a warm integrator reads few proof items) and no VerifyMac, about $4.4 per million writes", () => {
+  it('the sparse scenario at 10^6 keys: about 3.8 WCU, 9.9 RCU (a warm integrator reads few proof items) and no VerifyMac, about $4.4 per million writes', () => {
     const usage = indexUsagePerWrite(SPARSE_INDEX_LOAD);
     // 150 keys an integration: 2.42 tiles each modelled (bench/index.ts measured 2.32), 1.02 units a tile.
     expect(usage.dynamodbWriteRequestUnit).toBeGreaterThan(3.5);
