@@ -42,7 +42,7 @@ function sameSettings(a: DeploySettings, b: DeploySettings): boolean {
 export function deployEstimateText(estimate: DeployEstimate): string {
   const monthly = estimate.monthly.lines.map((l) => `${l.units} × ${l.dimension}`).join(', ');
   const target = estimate.targetUsdPerMillionWrites;
-  const ratio = (cost: CostBreakdown) => `${(cost.usdPerMillion / target).toFixed(1)}×`;
+  const ratio = (cost: CostBreakdown) => `${(cost.usdPerMillion / target).toFixed(2)}×`;
   const labelWidth = Math.max(...estimate.alternatives.map((a) => a.label.length));
   return [
     `cost estimate (${estimate.region} list prices read ${estimate.priceDates.join(', ')}; usage per operation from ${estimate.usageSource}):`,

@@ -60,6 +60,7 @@ describe('reseal deploy --dry-run with no AWS account and no network', () => {
       'guardWindow',
       'provisioned',
       'longerInterval',
+      'longestInterval',
     ]);
     expect(out.estimate.targetUsdPerMillionWrites).toBe(5);
     expect(out.estimate.usdPerMillionRecalls).toBeGreaterThan(0);
@@ -84,14 +85,16 @@ describe('reseal deploy --dry-run with no AWS account and no network', () => {
     const result = await runCli(['deploy', '--dry-run', ...context], { cwd: ROOT, env });
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.split('\n');
-    // test/unit/shared/cost/deploy-estimate.test.ts works the figures out: $5.71 with all three, 1.1× the target.
+    // test/unit/shared/cost/deploy-estimate.test.ts works the figures out: $5.16 with all three,
+    // 1.03× the target; $4.86 with a 30 s interval in place of 10 s, 0.97×.
     expect(lines.find((l) => l.includes('per million writes ') && l.includes('as deployed'))).toMatch(
-      /\$5\.71 +as deployed: guard window 1 s, integration every 10 s, table provisioned \(5 to 40000 units, auto scaled\)/,
+      /\$5\.16 +as deployed: guard window 1 s, integration every 10 s, table provisioned \(5 to 40000 units, auto scaled\)/,
     );
     expect(lines.find((l) => l.includes('integrationIntervalSeconds=10'))).toMatch(
-      /\$5\.71 +1\.1× .*\(this deployment\)$/,
+      /\$5\.16 +1\.03× .*\(this deployment\)$/,
     );
-    expect(lines.find((l) => l.includes('the defaults'))).toMatch(/\$13\.3 +2\.7× /);
+    expect(lines.find((l) => l.includes('integrationIntervalSeconds=30, not 10'))).toMatch(/\$4\.86 +0\.97× /);
+    expect(lines.find((l) => l.includes('the defaults'))).toMatch(/\$12\.8 +2\.56× /);
     expect(result.stdout).toContain('dynamodbReadCapacityUnitHour');
   });
 

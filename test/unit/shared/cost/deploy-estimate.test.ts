@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { costPerMillion } from '../../../../shared/cost/cost-per-million';
-import { DEPLOY_ALTERNATIVES, type DeployEstimate, deployEstimate } from '../../../../shared/cost/deploy-estimate';
+import {
+  DEPLOY_ALTERNATIVES,
+  type DeployEstimate,
+  deployEstimate,
+  TARGET_USD_PER_MILLION_WRITES,
+} from '../../../../shared/cost/deploy-estimate';
 import { DEFAULT_DEPLOY_SETTINGS, type DeploySettings } from '../../../../shared/cost/deploy-settings';
 import { indexUsagePerWrite, sparseIndexLoad } from '../../../../shared/cost/index-usage';
 import {
@@ -35,25 +40,21 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     expect(windowed).toEqual(costPerMillion(addUsage(sealed, MEASURED_USAGE.guard.batched), prices));
     expect(estimate.index).toEqual(costPerMillion(MEASURED_USAGE.index, prices));
     expect(estimate.recall).toEqual(costPerMillion(MEASURED_USAGE.recall, prices));
-    // The recorded bench run's sealer path and the index at 10^6 keys (bench/RESULTS.md,
-    // "Notice-vouched heads, the sealer's copies of the head and the guard's CPU"): about $13.3 per
-    // million sparse writes with the stack's default, no guard window, and $11.6 with a 1 s window
-    // ($13.4 and $11.7 while the integrator read every lineage's proof items; $14.0 and $12.5 while
-    // it verified every head's MAC, the sealer read its heads strongly and the guard validated the
-    // large bodies with the schema; $17.4 before a residual id's path shared its lineage's first 16
-    // bits, one event per sealer invocation and the cheaper outcome proof), $4.41 of it the index in
-    // tiles (docs/infrastructure.md, "The index's share").
-    expect(estimate.write.usdPerMillion).toBeCloseTo(13.32, 1);
-    expect(windowed.usdPerMillion).toBeCloseTo(11.64, 1);
-    // The symmetric requests: the sealer invocation's two `GenerateMac`, one for all its records and
-    // one for all its head states (0.175 invocations a write, measured: 0.35), no `VerifyMac` of the
-    // head it stored itself
-    // (docs/verifiable-log.md, "Appending"), and the integrator's `VerifyMac` of each distinct
-    // head-state MAC once per integration, of the heads past the batch's notices only (17.5 sealer
-    // invocations, 100 writes, one head in five: 0.035 a write; docs/deployment-log.md,
-    // "Integration", step 2).
-    expect(MEASURED_USAGE.write.kmsSymmetricRequest).toBeCloseTo(0.35, 9);
-    expect(estimate.write.lines.find((l) => l.dimension === 'kmsSymmetricRequest')?.units).toBeCloseTo(0.385, 9);
+    // The recorded bench runs' sealer and client paths and the index at 10^6 keys (bench/RESULTS.md,
+    // "Heads MAC'd under the notice data key"): about $12.8 per million sparse writes with the
+    // stack's default, no guard window, and $11.1 with a 1 s window ($13.3 and $11.6 with a
+    // head-state GenerateMac per sealer invocation and the integrator's VerifyMac of the heads past
+    // their notices; $17.4 before a residual id's path shared its lineage's first 16 bits, one
+    // event per sealer invocation and the cheaper outcome proof), $4.34 of it the index in tiles
+    // (docs/infrastructure.md, "The index's share").
+    expect(estimate.write.usdPerMillion).toBeCloseTo(12.79, 1);
+    expect(windowed.usdPerMillion).toBeCloseTo(11.11, 1);
+    // The symmetric requests: the sealer invocation's one `GenerateMac`, for all its records (0.175
+    // invocations a write); its heads are MAC'd in process under its data key, no `VerifyMac` of
+    // the heads it extends, and no integrator `VerifyMac` (docs/verifiable-log.md, "Appending";
+    // docs/deployment-log.md, "Integration", step 2).
+    expect(MEASURED_USAGE.write.kmsSymmetricRequest).toBeCloseTo(0.175, 9);
+    expect(estimate.write.lines.find((l) => l.dimension === 'kmsSymmetricRequest')?.units).toBeCloseTo(0.175, 9);
     // The guard's share as the bench counted it: about one message an invocation without a window
     // (0.9 invocations a write), 7.7 with its 1 s window emulated (docs/infrastructure.md, "The
     // guard's batching window"): its pollers' receive units and delete, its forward to the FIFO
@@ -79,7 +80,7 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
     // No sealer `Sign` per write: the only asymmetric requests are the index's (the integrator's
     // and the witness's, one each per integration of 100 writes).
     expect(estimate.write.lines.find((l) => l.dimension === 'kmsAsymmetricRequest')?.units).toBeCloseTo(0.02, 9);
-    expect(estimate.index.usdPerMillion).toBeCloseTo(4.41, 1);
+    expect(estimate.index.usdPerMillion).toBeCloseTo(4.34, 1);
     expect(estimate.recall.usdPerMillion).toBeCloseTo(6.73, 2);
     expect(estimate.monthly.usdPerMonth).toBeCloseTo(3.3, 6);
     expect(estimate.region).toBe('us-east-1');
@@ -104,21 +105,22 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
       'guardWindow',
       'provisioned',
       'longerInterval',
+      'longestInterval',
     ]);
     expect(defaults.targetUsdPerMillionWrites).toBe(5);
 
     // Provisioned (the guard's 1 s window on): the same counts, DynamoDB's units priced per
     // capacity-unit-hour at 70 % utilization. Writes 7.768 units a write (the append's 4, the
     // index's 3.768) × $0.00065 / 3600 / 0.7 = $0.2579 per million units: $2.004 (on demand
-    // $4.855); reads 23.916 units × $0.00013 / 3600 / 0.7 = $0.05159 per million: $1.234 (on demand
-    // $2.990). $11.637 − ($4.855 + $2.990) + ($2.004 + $1.234) = $7.03 per million writes.
+    // $4.855); reads 24.726 units × $0.00013 / 3600 / 0.7 = $0.05159 per million: $1.276 (on demand
+    // $3.091). $11.108 − ($4.855 + $3.091) + ($2.004 + $1.276) = $6.44 per million writes.
     const capacity = at(row(defaults, 'provisioned').settings);
     const units = (cost: DeployEstimate['write'], dimension: string) =>
       cost.lines.find((l) => l.dimension === dimension)?.units ?? 0;
     expect(units(capacity.write, 'dynamodbWriteCapacityUnitHour')).toBeCloseTo(7.768254 / 3600 / 0.7, 9);
-    expect(units(capacity.write, 'dynamodbReadCapacityUnitHour')).toBeCloseTo(23.916 / 3600 / 0.7, 6);
+    expect(units(capacity.write, 'dynamodbReadCapacityUnitHour')).toBeCloseTo(24.726 / 3600 / 0.7, 6);
     expect(units(capacity.write, 'dynamodbWriteRequestUnit')).toBe(0);
-    expect(capacity.write.usdPerMillion).toBeCloseTo(7.03, 2);
+    expect(capacity.write.usdPerMillion).toBeCloseTo(6.44, 2);
     // The minimum capacity is paid whatever the traffic: 5 RCU and 5 WCU × 730 h, $0.4745 + $2.3725.
     expect(row(defaults, 'provisioned').usdPerMonthCapacity).toBeCloseTo(2.847, 9);
     expect(capacity.monthly.usdPerMonth).toBeCloseTo(5.4 + 2.847, 9);
@@ -132,13 +134,21 @@ describe('deployEstimate (docs/infrastructure.md, "What a deployment costs")', (
 
     // A 10 s interval: 500 writes an integration, not 100, so its fixed work (the two `Sign`s, the
     // commit, the invocation's 2.7 GB-s) and the upper tiles its 50 lineages share are spread over
-    // five times the writes: the index's share on demand $4.41 → $2.03, and with the window and a
-    // provisioned table $5.71 per million writes, 1.14× the target.
+    // five times the writes: the index's share on demand $4.34 → $2.01, and with the window and a
+    // provisioned table $5.16 per million writes, 1.03× the target; at 30 s, $4.86, 0.97×: the
+    // first row at or under the target.
     expect(indexUsagePerWrite(sparseIndexLoad(10)).kmsAsymmetricRequest).toBeCloseTo(2 / 500, 9);
     const longer = at({ ...DEFAULT_DEPLOY_SETTINGS, guardBatchingWindowSeconds: 1, integrationIntervalSeconds: 10 });
-    expect(longer.index.usdPerMillion).toBeCloseTo(2.03, 2);
-    expect(longer.write.usdPerMillion).toBeCloseTo(9.26, 2);
-    expect(row(defaults, 'longerInterval').write.usdPerMillion).toBeCloseTo(5.71, 2);
+    expect(longer.index.usdPerMillion).toBeCloseTo(2.01, 2);
+    expect(longer.write.usdPerMillion).toBeCloseTo(8.78, 2);
+    expect(row(defaults, 'longerInterval').write.usdPerMillion).toBeCloseTo(5.16, 2);
+    expect(row(defaults, 'longestInterval').write.usdPerMillion).toBeCloseTo(4.86, 2);
+    expect(row(defaults, 'longestInterval').write.usdPerMillion).toBeLessThanOrEqual(TARGET_USD_PER_MILLION_WRITES);
+    expect(row(defaults, 'longestInterval').settings).toEqual({
+      guardBatchingWindowSeconds: 1,
+      integrationIntervalSeconds: 30,
+      tableCapacity: provisioned,
+    });
     expect(row(defaults, 'longerInterval').settings).toEqual({
       guardBatchingWindowSeconds: 1,
       integrationIntervalSeconds: 10,
