@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { hashCanonical } from '../canonical/hash-canonical';
 import { HashDomain } from '../canonical/hash-domain';
-import type { HeadState } from './head-state-mac';
+import { type HeadState, headStateBody } from './head-state-mac';
 
 /** Length of a head-key MAC and of the data key it is taken under, bytes (HMAC-SHA-256; AES_256 data key). */
 export const HEAD_KEY_MAC_BYTES = 32;
@@ -27,19 +27,7 @@ export interface HeadKeyMac {
  * header: a MAC under the notice data key cannot pass for a head's, nor a head's for a notice's.
  */
 export function headKeyMessage(state: HeadState): Uint8Array {
-  return Buffer.from(
-    hashCanonical(HashDomain.HEAD_STATE_KEY, {
-      v: 1,
-      lineageId: state.lineageId,
-      treeSize: state.treeSize,
-      rootHash: state.rootHash,
-      headSeq: state.headSeq,
-      headRecordHash: state.headRecordHash,
-      generationEpoch: state.generationEpoch,
-      writerPolicyDigest: state.writerPolicyDigest,
-    }),
-    'hex',
-  );
+  return Buffer.from(hashCanonical(HashDomain.HEAD_STATE_KEY, headStateBody(state)), 'hex');
 }
 
 /**

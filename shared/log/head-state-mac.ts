@@ -39,7 +39,16 @@ export function headStateMessage(state: HeadState): Uint8Array {
 
 /** {@link headStateMessage} as 64 lowercase hex: how a batch head-state MAC names the state. */
 export function headStateDigest(state: HeadState): HexDigest {
-  return hashCanonical(HashDomain.HEAD_STATE, {
+  return hashCanonical(HashDomain.HEAD_STATE, headStateBody(state));
+}
+
+/**
+ * The JSON object every MAC of a head state hashes under its own domain tag (the KMS head-state
+ * MAC's `reseal/v1/head-state`, the head-key MAC's `reseal/v1/head-state-key`): version 1 and the
+ * state's fields, copied one by one so no other property of `state` ever enters the message.
+ */
+export function headStateBody(state: HeadState): Record<string, unknown> {
+  return {
     v: 1,
     lineageId: state.lineageId,
     treeSize: state.treeSize,
@@ -48,7 +57,7 @@ export function headStateDigest(state: HeadState): HexDigest {
     headRecordHash: state.headRecordHash,
     generationEpoch: state.generationEpoch,
     writerPolicyDigest: state.writerPolicyDigest,
-  });
+  };
 }
 
 /**
