@@ -1,10 +1,10 @@
 import { describe, expect, it, type TestContext } from 'vitest';
-import { type HeadKeyMac, headKeyMac } from '../../../../shared/log/head-key-mac';
-import { claimedLogState, headStateOf, type StoredLogHead } from '../../../../shared/log/log-state';
+import type { HeadKeyMac } from '../../../../shared/log/head-key-mac';
+import type { StoredLogHead } from '../../../../shared/log/log-state';
 import { expectGuarantee } from '../../../helpers/guarantees';
 import { FACTORY_LINEAGE_ID } from '../../../helpers/guard-factories';
+import { HEAD_KEY_MAC_TAMPERS } from '../../../helpers/head-key-mac-tampers';
 import { inProcessIntegration } from '../../../helpers/in-process-integration';
-import { MemoryNoticeKey } from '../../../helpers/memory-notice-key';
 import { testLineageId } from '../../../helpers/writer-factories';
 
 const [A, B] = [FACTORY_LINEAGE_ID, testLineageId('lin-key-b')];
@@ -34,14 +34,9 @@ async function sealed(integrated = false) {
     const outcome = await s.seal({ lineageId: A, residualId: 'r-2' });
     return 'reason' in outcome ? `${outcome.kind} ${outcome.reason}` : outcome.kind;
   };
-  return { ...s, older, rollBack, keyMacOf, setKeyMac, next };
+  const head = (lineageId: string) => s.store.headSnapshot(lineageId) as StoredLogHead;
+  return { ...s, older, rollBack, head, keyMacOf, setKeyMac, next };
 }
-
-const flip = (bytes: Uint8Array, at: number) => {
-  const copy = Uint8Array.from(bytes);
-  copy[at] = (copy[at] as number) ^ 1;
-  return copy;
-};
 
 const row = (context: TestContext, attack: string, expected: string, observed: string) =>
   expectGuarantee(
@@ -56,62 +51,13 @@ describe('tampering with a head-key MAC (headKeyMac, headDataKey), through a col
     row(context, 'none (control)', 'SEALED', await s.next());
   });
 
-  it('the MAC edited (one bit)', async (context) => {
-    const s = await sealed();
-    const keyMac = s.keyMacOf(A);
-    s.setKeyMac({ ...keyMac, mac: flip(keyMac.mac, 0) });
-    row(context, 'edit headKeyMac', 'CONFLICT LINEAGE_INCONSISTENT', await s.next());
-  });
-
-  it('the wrapped data key edited (one bit): it opens to nothing', async (context) => {
-    const s = await sealed();
-    const keyMac = s.keyMacOf(A);
-    const blob = Buffer.from(flip(Buffer.from(keyMac.keyBlob, 'base64'), 3)).toString('base64');
-    s.setKeyMac({ ...keyMac, keyBlob: blob });
-    row(context, 'edit headDataKey', 'CONFLICT LINEAGE_INCONSISTENT', await s.next());
-  });
-
-  it("another lineage's headKeyMac and headDataKey copied onto the head", async (context) => {
-    const s = await sealed();
-    s.setKeyMac(s.keyMacOf(B));
-    row(
-      context,
-      "copy another lineage's headKeyMac and headDataKey onto the head",
-      'CONFLICT LINEAGE_INCONSISTENT',
-      await s.next(),
-    );
-  });
-
-  it("an older head's headKeyMac and headDataKey of the same lineage copied onto the head", async (context) => {
-    const s = await sealed();
-    s.setKeyMac(s.older.headKeyMac as HeadKeyMac);
-    row(
-      context,
-      "copy an older head's headKeyMac and headDataKey (same lineage) onto the head",
-      'CONFLICT LINEAGE_INCONSISTENT',
-      await s.next(),
-    );
-  });
-
-  it('a genuine MAC of the head under a data key of another notice key (or another encryption context): it opens to nothing', async (context) => {
-    const s = await sealed();
-    const foreign = await new MemoryNoticeKey().dataKey();
-    const state = headStateOf(claimedLogState(s.store.headSnapshot(A) as StoredLogHead, A));
-    if (state === null) throw new Error('empty head');
-    s.setKeyMac({ mac: headKeyMac(state, foreign.plaintext), keyBlob: foreign.blob });
-    row(
-      context,
-      'headKeyMac under a data key the notice key did not wrap (another key or context)',
-      'CONFLICT LINEAGE_INCONSISTENT',
-      await s.next(),
-    );
-  });
-
-  it('the MAC stripped (no headKeyMac, no headMac)', async (context) => {
-    const s = await sealed();
-    s.setKeyMac(null);
-    row(context, 'strip headKeyMac', 'CONFLICT LINEAGE_INCONSISTENT', await s.next());
-  });
+  for (const tamper of HEAD_KEY_MAC_TAMPERS) {
+    it(tamper.name, async (context) => {
+      const s = await sealed();
+      await tamper.apply(s, A, B);
+      row(context, tamper.attack, 'CONFLICT LINEAGE_INCONSISTENT', await s.next());
+    });
+  }
 
   it('the whole lineage rolled back to its older head (its genuine head-key MAC) after the index took the newer: the index floor refuses it', async (context) => {
     const s = await sealed(true);
