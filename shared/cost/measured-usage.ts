@@ -110,9 +110,9 @@ export const CLIENT_OUTCOME_READ_UNITS_PER_WRITE = 7.35 + 3.33 + 1.88;
  *   its seal in the paced scenario (10 lineages at one write a second, which the emulator seals as
  *   they come: p50 1.7 s from publish, the same run; `GetItem` 9.70 for 7.35 read units, `Query`
  *   5.00 for 3.33, and its `BatchGetItem` items, 1.88 read units by their size, the emulator
- *   reporting none for them; the 50-lineage scenario's own 9.5 units (7.33 reported, 2.15 by size) were fewer only because the
- *   bench waits on eight writes at a time there, so a write queued behind the emulator's backlog
- *   is not polled; docs/pipeline.md "Learning the outcome of a write": a poll every 500 ms, the
+ *   reporting none for them; the 50-lineage scenario's own 9.5 units (7.33 reported, 2.15 by
+ *   size) were fewer only because the bench waits on eight writes at a time there, so a write
+ *   queued behind the emulator's backlog is not polled; docs/pipeline.md "Learning the outcome of a write": a poll every 500 ms, the
  *   refusals on a backoff, the local admission check one head read); the client's `SendMessage`;
  *   Lambda invocations, GB-s and log bytes of the sealer (one summary line per invocation on the
  *   success path, docs/pipeline.md "Logs and metrics"; 0.0251 GB-s and 227 bytes, the run of
