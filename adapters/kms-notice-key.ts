@@ -29,9 +29,10 @@ const NOT_A_DATA_KEY = new Set([
 ]);
 
 /**
- * The notice key (docs/deployment-log.md, "Sealed-run notices"; docs/infrastructure.md, "Keys"):
- * a symmetric `SYMMETRIC_DEFAULT` KMS key whose data keys MAC sealed-run notices, always under the
- * encryption context {@link noticeKeyContext} of the log.
+ * The notice key (docs/deployment-log.md, "Sealed-run notices"; docs/infrastructure.md, "Key
+ * policies"): a symmetric `SYMMETRIC_DEFAULT` KMS key whose data keys MAC sealed-run notices and
+ * the heads the sealer stores (docs/verifiable-log.md, "Appending"), always under the encryption
+ * context {@link noticeKeyContext} of the log.
  *
  * - Sealer ({@link NoticeKeyIssuer}): `GenerateDataKey` (`AES_256`) once, reused for
  *   {@link NOTICE_DATA_KEY_TTL_MS}: symmetric KMS requests per container, not per write. A failure

@@ -13,7 +13,7 @@ export interface NoticeKeyProps {
 }
 
 /**
- * The notice key (docs/infrastructure.md, "Keys"; docs/deployment-log.md, "Sealed-run notices"):
+ * The notice key (docs/infrastructure.md, "Key policies"; docs/deployment-log.md, "Sealed-run notices"):
  * a symmetric `SYMMETRIC_DEFAULT` / `ENCRYPT_DECRYPT` key, rotated yearly, whose data keys MAC the
  * sealed-run notices and the heads the sealer stores (docs/verifiable-log.md, "Appending"). The
  * account administers it and may use it for nothing; the sealer's role alone may
