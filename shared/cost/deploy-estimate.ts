@@ -42,7 +42,7 @@ export const DEPLOY_ALTERNATIVES: readonly DeployAlternative[] = [
     id: 'defaults',
     label: 'the defaults',
     settings: DEFAULT_DEPLOY_SETTINGS,
-    tradeOff: 'none: the table idles at $0 and needs no capacity planning',
+    tradeOff: 'nothing: the table idles at $0 and needs no capacity planning',
   },
   {
     id: 'guardWindow',
