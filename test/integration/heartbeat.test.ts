@@ -21,7 +21,7 @@ import { checkPolicy } from '../../shared/witness/policy-check';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { parseTrustedLogs } from '../../shared/witness/trusted-logs';
 import { deployedStack } from '../helpers/deployed-stack';
-import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
+import { acceptedWrite, coldSealer, sealGroup, stackNoticeKey } from '../helpers/emulator-lineages';
 import { FakeMetrics, fakeLogger } from '../helpers/factories';
 import { InMemoryWitnessStore } from '../helpers/in-memory-witness-store';
 import { createScratchTable } from '../helpers/scratch-table';
@@ -102,6 +102,8 @@ describe('the integrator heartbeat on the emulator (docs/deployment-log.md, "Fre
       index: new DynamoDBIndexNodeStore(dynamodb, tableName),
       signer: logSigner,
       anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
+      // The sealer MACs its heads and notices under the stack's notice key, as deployed.
+      noticeKey: stackNoticeKey({ stack, dynamodb, kms }),
       witness,
       metrics: new FakeMetrics(),
       logger: fakeLogger(),

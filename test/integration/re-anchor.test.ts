@@ -22,7 +22,7 @@ import { formatCosignerKey } from '../../shared/witness/cosigner-key';
 import { parsePolicy } from '../../shared/witness/tlog-policy';
 import { parseTrustedLogs } from '../../shared/witness/trusted-logs';
 import { deployedStack } from '../helpers/deployed-stack';
-import { acceptedWrite, coldSealer, sealGroup } from '../helpers/emulator-lineages';
+import { acceptedWrite, coldSealer, sealGroup, stackNoticeKey } from '../helpers/emulator-lineages';
 import { FakeMetrics, fakeLogger } from '../helpers/factories';
 import { expectGuarantee } from '../helpers/guarantees';
 import { testRecoveryKey, testRecoverySigner } from '../helpers/re-anchor-factories';
@@ -77,6 +77,8 @@ const integrator = () =>
     index,
     signer: logSigner,
     anchor: new KMSMacAnchor(kms, stack.MacKeyArn),
+    // The sealer MACs its heads and notices under the stack's notice key, as deployed.
+    noticeKey: stackNoticeKey({ stack, dynamodb, kms }),
     witness: {
       client: {
         addCheckpoint: async (body) => witness.addCheckpoint(body),
